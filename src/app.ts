@@ -1,0 +1,99 @@
+import { randomUUID } from 'node:crypto'
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import secureJson from 'secure-json-parse'
+import { createAuthHook, createTokenSigner, createTokenVerifier } from './auth.js'
+import { booksRoutes } from './books.js'
+import type { Config } from './config.js'
+import { badUrlHandler, clientErrorHandler, errorHandler, methodNotAllowed, notFoundHandler } from './errors.js'
+import { healthRoutes } from './health.js'
+import { loginRoute } from './login.js'
+import { RequestLog } from './request-log.js'
+import type { BookStore } from './storage/book-store.js'
+
+/** Largest request body accepted, in bytes (1 MiB); larger ones get 413. */
+export const BODY_LIMIT_BYTES = 1024 * 1024
+
+/** Secrets shorter than this many bytes are accepted with a warning. */
+const RECOMMENDED_SECRET_BYTES = 32
+
+/** The configuration the app runs with: {@link Config} with the secret and password resolved. */
+export type AppConfig = Config & { SECRET_TOKEN: string; AUTH_PASSWORD: string }
+
+/** What {@link buildApp} needs. */
+export interface AppOptions {
+  config: AppConfig
+  /** The opened storage; the app closes it when it closes. */
+  store: BookStore
+  /** Overrides the pino logger options (tests pass a stream to capture the log). */
+  logger?: FastifyServerOptions['logger']
+}
+
+/** Stands for a body that is not valid JSON; it fails every body schema, so it answers 400. */
+const INVALID_JSON = Symbol('invalid JSON')
+
+/**
+ * Builds the service (not listening): every route of the specification and decisions, the
+ * envelope on every response, auth, logging. Tests call it in-process; `server.ts` listens.
+ *
+ * @returns the ready Fastify instance; `close()` stops it and closes the store.
+ */
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const { config, store } = options
+  const app = Fastify({
+    logger: options.logger ?? {
+      level: config.LOG_LEVEL,
+      redact: { paths: ['req.headers.authorization', '*.password', '*.token', 'password', 'token'], censor: '[redacted]' }
+    },
+    logController: new RequestLog(),
+    genReqId: () => randomUUID(),
+    bodyLimit: BODY_LIMIT_BYTES,
+    return503OnClosing: false,
+    clientErrorHandler,
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false } },
+    frameworkErrors: badUrlHandler
+  })
+
+  // Bodies are read as JSON whatever their Content-Type (decisions: "Book bodies"). A body that
+  // does not parse becomes INVALID_JSON, so the handler decides when to report it (after 404).
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => {
+    try {
+      done(null, secureJson.parse(body as string, undefined, { protoAction: 'remove', constructorAction: 'remove' }))
+    } catch {
+      done(null, INVALID_JSON)
+    }
+  })
+
+  app.setErrorHandler(errorHandler)
+  app.setNotFoundHandler(notFoundHandler)
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id)
+  })
+  app.addHook('onClose', async () => store.close())
+
+  const registerMethodNotAllowed = methodNotAllowed(app)
+
+  if (!config.AUTH_ENABLED) {
+    app.log.warn('AUTH_ENABLED=false: the book routes are NOT protected; anyone who can reach the service can change the data')
+  }
+  if (Buffer.byteLength(config.SECRET_TOKEN) < RECOMMENDED_SECRET_BYTES) {
+    app.log.warn(`SECRET_TOKEN is shorter than ${RECOMMENDED_SECRET_BYTES} bytes; use a longer random secret`)
+  }
+
+  const verify = createTokenVerifier(config.SECRET_TOKEN)
+  await app.register(booksRoutes, {
+    store,
+    authenticate: config.AUTH_ENABLED ? createAuthHook(verify) : undefined
+  })
+  await app.register(loginRoute, {
+    username: config.AUTH_USERNAME,
+    password: config.AUTH_PASSWORD,
+    ttlSeconds: config.TOKEN_TTL,
+    attemptsPerMinute: config.LOGIN_RATE_LIMIT,
+    sign: createTokenSigner(config.SECRET_TOKEN, config.TOKEN_TTL)
+  })
+  await app.register(healthRoutes, { store })
+  await app.register(registerMethodNotAllowed)
+  await app.ready()
+  return app
+}

@@ -1,0 +1,134 @@
+import envSchema from 'env-schema'
+import Type, { type Static, type TSchema } from 'typebox'
+
+/**
+ * One configuration setting: how it is validated (a JSON Schema, with its default), what it
+ * accepts in words (used in the start-up error line), and what it means (used in the README
+ * table and `.env.example`). This table is the single source of truth for configuration.
+ */
+export interface Setting {
+  schema: TSchema
+  /** Human words for the accepted values, e.g. "an integer from 1 to 65535". */
+  accepts: string
+  /** What the setting does. */
+  description: string
+  /** True when the value must never be echoed (secrets, passwords). */
+  secret?: boolean
+}
+
+/** Every environment variable the service reads, with its validation and meaning. */
+export const settings = {
+  PORT: {
+    schema: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
+    accepts: 'an integer from 0 to 65535',
+    description: 'TCP port to listen on (0 picks a free port).'
+  },
+  HOST: {
+    schema: Type.String({ minLength: 1, default: '0.0.0.0' }),
+    accepts: 'a host name or IP address',
+    description: 'Address to listen on; 127.0.0.1 keeps the service local to the machine.'
+  },
+  SECRET_TOKEN: {
+    schema: Type.Optional(Type.String({ minLength: 1 })),
+    accepts: 'a non-empty string (32 bytes or more recommended)',
+    description:
+      'HMAC secret that signs and verifies tokens. Unset with SQLite: generated once and kept in the data folder (mode 0600).',
+    secret: true
+  },
+  DATABASE_URL: {
+    schema: Type.String({ minLength: 1, default: './data/books.db' }),
+    accepts: 'a SQLite file path or a postgres:// URL',
+    description: 'Where books are stored: a SQLite file (folder created) or a PostgreSQL URL.'
+  },
+  AUTH_ENABLED: {
+    schema: Type.Boolean({ default: true }),
+    accepts: 'true or false',
+    description: 'Require a bearer token on the book routes. false disables protection (logged as a warning).'
+  },
+  AUTH_USERNAME: {
+    schema: Type.String({ minLength: 1, default: 'admin' }),
+    accepts: 'a non-empty string',
+    description: 'Username accepted by POST /login.'
+  },
+  AUTH_PASSWORD: {
+    schema: Type.Optional(Type.String({ minLength: 1 })),
+    accepts: 'a non-empty string',
+    description:
+      'Password accepted by POST /login. Unset: generated once, kept in the data folder (mode 0600) and printed once.',
+    secret: true
+  },
+  TOKEN_TTL: {
+    schema: Type.Integer({ minimum: 1, maximum: 31_536_000, default: 3600 }),
+    accepts: 'an integer number of seconds from 1 to 31536000',
+    description: 'Lifetime in seconds of tokens issued by POST /login.'
+  },
+  LOGIN_RATE_LIMIT: {
+    schema: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 10 }),
+    accepts: 'an integer from 1 to 1000000',
+    description: 'POST /login attempts allowed per client IP per minute; more get 429.'
+  },
+  LOG_LEVEL: {
+    schema: Type.Union(
+      ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
+      { default: 'info' }
+    ),
+    accepts: 'one of fatal, error, warn, info, debug, trace, silent',
+    description: 'Minimum level of the JSON log lines written to standard output.'
+  }
+} satisfies Record<string, Setting>
+
+/** The names of all settings. */
+export type SettingName = keyof typeof settings
+
+/** The validated configuration, typed from the settings table. */
+export type Config = {
+  [K in SettingName]: Static<(typeof settings)[K]['schema']>
+}
+
+/** Raised when a setting has a value it does not accept; `message` is one line for the operator. */
+export class ConfigError extends Error {
+  override name = 'ConfigError'
+}
+
+const configSchema = Type.Object(
+  Object.fromEntries(Object.entries(settings).map(([name, setting]) => [name, setting.schema]))
+)
+
+interface AjvError {
+  instancePath: string
+  keyword: string
+  params: Record<string, unknown>
+}
+
+/**
+ * Reads and validates the configuration once, from `env` (default `process.env`) and, when
+ * `dotenv` is set, a `.env` file in the working directory (process variables win over the file).
+ *
+ * @returns the typed configuration with defaults applied.
+ * @throws {ConfigError} naming the first bad variable and what it accepts.
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env, dotenv = true): Config {
+  // An empty value means "not set": `PORT= npm start` should fall back to the default.
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''))
+  try {
+    return envSchema({
+      schema: structuredClone(configSchema) as object,
+      data: present,
+      env: false,
+      dotenv
+    }) as unknown as Config
+  } catch (error) {
+    const first = (error as { errors?: AjvError[] }).errors?.[0]
+    if (!first) throw error
+    const name = (first.instancePath.replace(/^\//, '') || String(first.params.missingProperty ?? '')) as SettingName
+    const setting: Setting | undefined = settings[name]
+    if (!setting) throw new ConfigError(`Invalid configuration: ${(error as Error).message}`)
+    const shown = setting.secret ? '' : ` (got ${JSON.stringify(present[name] ?? '')})`
+    throw new ConfigError(`Invalid configuration: ${name} must be ${setting.accepts}${shown}`)
+  }
+}
+
+/** True when `DATABASE_URL` names a PostgreSQL database rather than a SQLite file. */
+export function isPostgresUrl(databaseUrl: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(databaseUrl)
+}

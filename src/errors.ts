@@ -1,0 +1,93 @@
+import type { Socket } from 'node:net'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
+import { HttpError, Messages, defaultMessageFor } from './envelope.js'
+import { StorageUnavailableError } from './storage/book-store.js'
+
+/** The envelope of an error response. */
+function errorBody(status: number, message: string) {
+  return { status, message, data: null }
+}
+
+/**
+ * Renders every error as the envelope (decisions: "Everything else"): {@link HttpError}s as they
+ * say; schema failures as 400 `Invalid input`; a body over the limit as 413 `Payload too large`;
+ * other framework 4xx with their status; storage outages as 503 `Service unavailable`; anything
+ * else as 500 `Internal server error`. Stacks and SQL go to the log only, with the request id.
+ */
+export function errorHandler(error: FastifyError | HttpError | Error, request: FastifyRequest, reply: FastifyReply) {
+  if (error instanceof HttpError) {
+    return reply.code(error.statusCode).headers(error.headers).send(errorBody(error.statusCode, error.message))
+  }
+  if ('validation' in error && error.validation) {
+    return reply.code(400).send(errorBody(400, Messages.invalidInput))
+  }
+  if (error instanceof StorageUnavailableError) {
+    request.log.warn({ err: error }, 'storage unavailable')
+    return reply.code(503).send(errorBody(503, Messages.unavailable))
+  }
+  const status = 'statusCode' in error ? Number(error.statusCode) : 500
+  if (status >= 400 && status < 500) {
+    request.log.info({ err: error }, 'client error')
+    return reply.code(status).send(errorBody(status, defaultMessageFor[status] ?? 'Bad request'))
+  }
+  request.log.error({ err: error }, 'request failed')
+  return reply.code(500).send(errorBody(500, Messages.internalError))
+}
+
+/** Answers unknown paths with 404 `Route not found`. */
+export function notFoundHandler(_request: FastifyRequest, reply: FastifyReply) {
+  return reply.code(404).send(errorBody(404, Messages.routeNotFound))
+}
+
+/** Answers a URL the router cannot decode (bad percent-encoding) with 400, before routing and auth. */
+export function badUrlHandler(_error: Error, _request: FastifyRequest, reply: FastifyReply) {
+  return reply.code(400).send(errorBody(400, 'Bad request'))
+}
+
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const
+
+/**
+ * Collects the methods of every route as it is added, and returns the plugin that, registered
+ * last, answers the other methods on each known path with 405 `Method not allowed` and an
+ * `Allow` header. These answers are routes of their own, so they carry no authentication.
+ */
+export function methodNotAllowed(app: FastifyInstance) {
+  const methodsByUrl = new Map<string, Set<string>>()
+  app.addHook('onRoute', (route: RouteOptions) => {
+    const methods = methodsByUrl.get(route.url) ?? new Set<string>()
+    for (const method of [route.method].flat()) methods.add(method.toUpperCase())
+    methodsByUrl.set(route.url, methods)
+  })
+  return async function methodNotAllowedRoutes(instance: FastifyInstance) {
+    for (const [url, methods] of [...methodsByUrl]) {
+      if (methods.has('GET')) methods.add('HEAD')
+      const allow = [...methods].sort().join(', ')
+      const missing = METHODS.filter((method) => !methods.has(method))
+      if (missing.length === 0) continue
+      instance.route({
+        method: [...missing],
+        url,
+        exposeHeadRoute: false,
+        handler: async (_request, reply) =>
+          reply.code(405).header('allow', allow).send(errorBody(405, Messages.methodNotAllowed))
+      })
+    }
+  }
+}
+
+/**
+ * Answers a request Node's HTTP parser rejected (malformed request line, headers too large)
+ * with the envelope, then closes the connection.
+ */
+export function clientErrorHandler(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy()
+    return
+  }
+  const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400
+  const body = JSON.stringify(errorBody(status, defaultMessageFor[status] ?? 'Bad request'))
+  socket.end(
+    `HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request'}\r\n` +
+      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
+  )
+}

@@ -1,0 +1,50 @@
+import Type, { type Static } from 'typebox'
+
+/**
+ * The Book resource (spec: "Resources and their fields"), and the one place its rules live:
+ * these schemas validate request bodies, serialize responses and describe the API.
+ */
+
+const MAX_TEXT = 500
+
+/** A title or author: 1 to 500 code points, not only white space (decisions: "Book bodies"). */
+const Text = (description: string) =>
+  Type.String({ minLength: 1, maxLength: MAX_TEXT, pattern: '\\S', description })
+
+/** A year: an integer in [-9999, 9999]; strings and fractions are invalid. */
+const Year = Type.Integer({ minimum: -9999, maximum: 9999, description: 'Year value of the book.' })
+
+/** A stored book as it appears in every response: exactly id, title, author, year. */
+export const Book = Type.Object(
+  {
+    id: Type.Integer({ minimum: 1, description: 'Assigned by the service on creation; never reused.' }),
+    title: Type.String({ description: 'Title of the book.' }),
+    author: Type.String({ description: 'Author of the book.' }),
+    year: Type.Integer({ description: 'Year value of the book.' })
+  },
+  { additionalProperties: false }
+)
+export type Book = Static<typeof Book>
+
+/** Body of POST /book: all three fields required; unknown fields (and `id`) are ignored. */
+export const BookInput = Type.Object(
+  { title: Text('Title of the book.'), author: Text('Author of the book.'), year: Year },
+  { additionalProperties: true }
+)
+export type BookInput = Pick<Static<typeof BookInput>, 'title' | 'author' | 'year'>
+
+/** Body of PUT /book/{id}: each field optional; absent fields keep their stored value. */
+export const BookPatch = Type.Object(
+  {
+    title: Type.Optional(Text('Title of the book.')),
+    author: Type.Optional(Text('Author of the book.')),
+    year: Type.Optional(Year)
+  },
+  { additionalProperties: true }
+)
+export type BookPatch = Pick<Static<typeof BookPatch>, 'title' | 'author' | 'year'>
+
+/** Path parameters of the /book/{id} routes. The id is matched by the route handler, not here. */
+export const BookParams = Type.Object({
+  id: Type.String({ description: 'Decimal digits, 1 to 2^53-1; anything else is answered 404.' })
+})

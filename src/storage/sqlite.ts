@@ -1,0 +1,143 @@
+import { closeSync, mkdirSync, openSync } from 'node:fs'
+import { dirname } from 'node:path'
+import Database from 'better-sqlite3'
+import { Kysely, SqliteDialect } from 'kysely'
+import type { Book, BookInput, BookPatch } from '../schemas/book.js'
+import { LIST_PAGE_SIZE, type BookStore } from './book-store.js'
+import { migrateToLatest } from './migrations.js'
+
+interface WriteJob {
+  run: () => unknown
+  resolve: (value: never) => void
+  reject: (error: unknown) => void
+}
+
+const COLUMNS = 'id, title, author, year'
+
+/**
+ * The embedded SQLite {@link BookStore} (better-sqlite3): WAL journal with `synchronous=FULL`,
+ * `AUTOINCREMENT` ids, prepared statements.
+ *
+ * Writes use group commit: the writes that arrive within one event-loop turn run in one
+ * transaction (each in its own savepoint) and share one fsync; each promise resolves only after
+ * that commit returned, so no write is acknowledged before it is on disk.
+ */
+export class SqliteBookStore implements BookStore {
+  private queue: WriteJob[] = []
+  private readonly statements
+
+  private constructor(private readonly db: Database.Database) {
+    this.statements = {
+      insert: db.prepare<[string, string, number], Book>(
+        `INSERT INTO books (title, author, year) VALUES (?, ?, ?) RETURNING ${COLUMNS}`
+      ),
+      page: db.prepare<[number, number], Book>(`SELECT ${COLUMNS} FROM books WHERE id > ? ORDER BY id LIMIT ?`),
+      get: db.prepare<[number], Book>(`SELECT ${COLUMNS} FROM books WHERE id = ?`),
+      update: db.prepare<[string | null, string | null, number | null, number], Book>(
+        `UPDATE books SET title = COALESCE(?, title), author = COALESCE(?, author), year = COALESCE(?, year)
+         WHERE id = ? RETURNING ${COLUMNS}`
+      ),
+      delete: db.prepare<[number]>('DELETE FROM books WHERE id = ?'),
+      ping: db.prepare('SELECT 1')
+    }
+  }
+
+  /**
+   * Opens (creating when missing) the database file at `path`, its folder (mode 0700) and the
+   * file itself (mode 0600), then applies pending migrations.
+   *
+   * @throws when the file cannot be created or opened, or a migration fails.
+   */
+  static async open(path: string): Promise<SqliteBookStore> {
+    if (path !== ':memory:') {
+      mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
+      // Create the file ourselves so it is private; SQLite gives -wal and -shm the same mode.
+      closeSync(openSync(path, 'a', 0o600))
+    }
+    const db = new Database(path)
+    try {
+      db.pragma('journal_mode = WAL')
+      db.pragma('synchronous = FULL')
+      db.pragma('busy_timeout = 5000')
+      const kysely = new Kysely<unknown>({ dialect: new SqliteDialect({ database: db }) })
+      await migrateToLatest(kysely, 'sqlite')
+      return new SqliteBookStore(db)
+    } catch (error) {
+      db.close()
+      throw error
+    }
+  }
+
+  create(input: BookInput): Promise<Book> {
+    return this.write(() => this.statements.insert.get(input.title, input.author, input.year) as Book)
+  }
+
+  async *list(): AsyncIterable<Book> {
+    let after = 0
+    for (;;) {
+      const page = this.statements.page.all(after, LIST_PAGE_SIZE)
+      yield* page
+      if (page.length < LIST_PAGE_SIZE) return
+      after = page[page.length - 1]!.id
+    }
+  }
+
+  async get(id: number): Promise<Book | undefined> {
+    return this.statements.get.get(id)
+  }
+
+  update(id: number, patch: BookPatch): Promise<Book | undefined> {
+    return this.write(() =>
+      this.statements.update.get(patch.title ?? null, patch.author ?? null, patch.year ?? null, id)
+    )
+  }
+
+  delete(id: number): Promise<boolean> {
+    return this.write(() => this.statements.delete.run(id).changes > 0)
+  }
+
+  async ping(): Promise<void> {
+    this.statements.ping.get()
+  }
+
+  async close(): Promise<void> {
+    this.flush()
+    this.db.close()
+  }
+
+  /** Queues a write for the next group commit; resolves with its result once committed. */
+  private write<T>(run: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ run, resolve: resolve as (value: never) => void, reject })
+      if (this.queue.length === 1) setImmediate(() => this.flush())
+    })
+  }
+
+  /** Runs every queued write in one transaction, one savepoint each, then settles them. */
+  private flush(): void {
+    const batch = this.queue
+    if (batch.length === 0) return
+    this.queue = []
+    const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = []
+    try {
+      this.db.transaction(() => {
+        for (const job of batch) {
+          try {
+            outcomes.push({ ok: true, value: this.db.transaction(job.run)() })
+          } catch (error) {
+            outcomes.push({ ok: false, error })
+          }
+        }
+      })()
+    } catch (error) {
+      // The commit itself failed: nothing of the batch is durable.
+      for (const job of batch) job.reject(error)
+      return
+    }
+    batch.forEach((job, index) => {
+      const outcome = outcomes[index]!
+      if (outcome.ok) job.resolve(outcome.value as never)
+      else job.reject(outcome.error)
+    })
+  }
+}
