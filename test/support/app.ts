@@ -1,0 +1,50 @@
+import { createSigner } from 'fast-jwt'
+import type { FastifyInstance } from 'fastify'
+import { buildApp, type AppConfig } from '../../src/app.js'
+import { loadConfig } from '../../src/config.js'
+import type { BookStore } from '../../src/storage/book-store.js'
+import { SqliteBookStore } from '../../src/storage/sqlite.js'
+
+/** The signing secret of every test app and test server. */
+export const TEST_SECRET = 'test-secret-0123456789-abcdefghijklmnopqrstuvwxyz'
+/** The login password of every test app and test server (username `admin`). */
+export const TEST_PASSWORD = 'correct horse battery staple'
+
+/** The configuration of a test app: defaults, the test secret and password, logs silent. */
+export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
+  return {
+    ...loadConfig({ LOG_LEVEL: 'silent' }, false),
+    SECRET_TOKEN: TEST_SECRET,
+    AUTH_PASSWORD: TEST_PASSWORD,
+    ...overrides
+  }
+}
+
+/**
+ * Builds the app in-process on `store` (default: a fresh in-memory SQLite store). Close it with
+ * `app.close()`, which also closes the store.
+ */
+export async function buildTestApp(
+  overrides: Partial<AppConfig> = {},
+  store?: BookStore
+): Promise<FastifyInstance> {
+  return buildApp({ config: testConfig(overrides), store: store ?? (await SqliteBookStore.open(':memory:')) })
+}
+
+/**
+ * Signs a token with the test secret (or `options.key`), as any other JWT tool would.
+ *
+ * @param payload the claims; `{}` by default (no claim is required).
+ */
+export function signToken(
+  payload: Record<string, unknown> = {},
+  options: { key?: string; algorithm?: 'HS256' | 'HS384' | 'HS512'; expiresIn?: number; notBefore?: number } = {}
+): string {
+  const { key = TEST_SECRET, algorithm = 'HS256', ...rest } = options
+  return createSigner({ key, algorithm, noTimestamp: true, ...rest })(payload)
+}
+
+/** `Authorization` headers carrying a valid bearer token signed with the test secret. */
+export function authHeaders(token = signToken()): Record<string, string> {
+  return { authorization: `Bearer ${token}` }
+}

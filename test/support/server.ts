@@ -1,0 +1,106 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { TEST_PASSWORD, TEST_SECRET } from './app.js'
+
+/** The built entry point; `npm test` builds it first. */
+export const SERVER_ENTRY = new URL('../../dist/server.js', import.meta.url).pathname
+
+/** A real server process started by {@link startServer}. */
+export interface RunningServer {
+  /** Base URL, e.g. `http://127.0.0.1:40123`. */
+  url: string
+  port: number
+  process: ChildProcess
+  /** Everything the process wrote to stdout and stderr so far. */
+  output(): string
+  /** Sends `signal` (default SIGTERM) and resolves with the exit code (or the signal name). */
+  stop(signal?: NodeJS.Signals): Promise<number | string>
+}
+
+/** Asks the OS for a free TCP port on 127.0.0.1. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.unref()
+    server.on('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+/** A new empty temporary folder; remove it with {@link removeDirectory}. */
+export function temporaryDirectory(prefix = 'book-service-'): string {
+  return mkdtempSync(join(tmpdir(), prefix))
+}
+
+/** Removes a folder made by {@link temporaryDirectory}. */
+export function removeDirectory(path: string): void {
+  rmSync(path, { recursive: true, force: true })
+}
+
+/**
+ * Starts `node dist/server.js` on 127.0.0.1 and a free port (or `options.port`), with the test
+ * secret and password, the database in `dataDirectory`, plus `env`. Resolves once `/healthz`
+ * answers 200; rejects with the process output if it exits first or takes over `timeoutMs`.
+ */
+export async function startServer(options: {
+  dataDirectory: string
+  env?: Record<string, string>
+  port?: number
+  timeoutMs?: number
+}): Promise<RunningServer> {
+  const port = options.port ?? (await freePort())
+  const child = spawn(process.execPath, [SERVER_ENTRY], {
+    cwd: options.dataDirectory,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      DATABASE_URL: join(options.dataDirectory, 'books.db'),
+      SECRET_TOKEN: TEST_SECRET,
+      AUTH_PASSWORD: TEST_PASSWORD,
+      LOG_LEVEL: 'info',
+      ...options.env
+    },
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
+  let output = ''
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()))
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()))
+  const exited = new Promise<number | string>((resolve) =>
+    child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown'))
+  )
+  const url = `http://127.0.0.1:${port}`
+  const deadline = Date.now() + (options.timeoutMs ?? 15_000)
+  let exitCode: number | string | undefined
+  void exited.then((code) => (exitCode = code))
+  for (;;) {
+    if (exitCode !== undefined) throw new Error(`server exited (${exitCode}) before it was ready:\n${output}`)
+    try {
+      const response = await fetch(`${url}/healthz`)
+      if (response.status === 200) break
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL')
+      throw new Error(`server not ready in time:\n${output}`)
+    }
+    await new Promise((resolve) => setTimeout(resolve, 25))
+  }
+  return {
+    url,
+    port,
+    process: child,
+    output: () => output,
+    stop: async (signal = 'SIGTERM') => {
+      if (exitCode === undefined) child.kill(signal)
+      return exited
+    }
+  }
+}
