@@ -40,6 +40,16 @@ export const settings = {
     accepts: 'a SQLite file path or a postgres:// URL',
     description: 'Where books are stored: a SQLite file (folder created) or a PostgreSQL URL.'
   },
+  DATABASE_POOL_SIZE: {
+    schema: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
+    accepts: 'an integer from 1 to 1000',
+    description: 'PostgreSQL only: most connections each instance opens.'
+  },
+  DATABASE_STARTUP_TIMEOUT: {
+    schema: Type.Integer({ minimum: 0, maximum: 3600, default: 30 }),
+    accepts: 'an integer number of seconds from 0 to 3600',
+    description: 'PostgreSQL only: how long start-up retries an unreachable database (with backoff) before exiting 1.'
+  },
   AUTH_ENABLED: {
     schema: Type.Boolean({ default: true }),
     accepts: 'true or false',

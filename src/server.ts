@@ -47,9 +47,11 @@ async function main(): Promise<void> {
 
   let store
   try {
-    store = await openStore(config.DATABASE_URL)
+    store = await openStore(config, (error, delayMs) =>
+      process.stderr.write(`book-service: database unreachable (${(error as Error).message}); retrying in ${delayMs} ms\n`)
+    )
   } catch (error) {
-    fail(`cannot open the storage at DATABASE_URL: ${(error as Error).message}`)
+    fail(`cannot open the storage at DATABASE_URL: ${(error as Error).message || String(error)}`)
   }
   const app = await buildApp({ config: { ...config, SECRET_TOKEN: secret, AUTH_PASSWORD: password }, store })
 

@@ -1,16 +1,26 @@
-import { isPostgresUrl } from '../config.js'
+import { isPostgresUrl, type Config } from '../config.js'
 import type { BookStore } from './book-store.js'
+import { PostgresBookStore } from './postgres.js'
 import { SqliteBookStore } from './sqlite.js'
 
 /**
  * Opens the {@link BookStore} that `DATABASE_URL` names and brings its schema up to date.
  *
- * @param databaseUrl a SQLite file path (or `:memory:`) or a `postgres://` URL.
- * @throws when the storage cannot be opened or migrated.
+ * @param config `DATABASE_URL` (a SQLite file path, `:memory:`, or a `postgres://` /
+ *   `postgresql://` URL), and for PostgreSQL the pool size and the start-up retry time (seconds).
+ * @param onRetry told of each start-up retry while PostgreSQL is unreachable.
+ * @throws when the storage cannot be opened (after the retry time) or migrated.
  */
-export async function openStore(databaseUrl: string): Promise<BookStore> {
-  if (isPostgresUrl(databaseUrl)) {
-    throw new Error('PostgreSQL storage is not available in this build')
+export async function openStore(
+  config: Pick<Config, 'DATABASE_URL' | 'DATABASE_POOL_SIZE' | 'DATABASE_STARTUP_TIMEOUT'>,
+  onRetry?: (error: unknown, delayMs: number) => void
+): Promise<BookStore> {
+  if (isPostgresUrl(config.DATABASE_URL)) {
+    return PostgresBookStore.open(config.DATABASE_URL, {
+      poolSize: config.DATABASE_POOL_SIZE,
+      startupTimeoutMs: config.DATABASE_STARTUP_TIMEOUT * 1000,
+      onRetry
+    })
   }
-  return SqliteBookStore.open(databaseUrl)
+  return SqliteBookStore.open(config.DATABASE_URL)
 }

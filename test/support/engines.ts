@@ -1,0 +1,75 @@
+import { randomBytes } from 'node:crypto'
+import pg from 'pg'
+import type { BookStore } from '../../src/storage/book-store.js'
+import type { Engine } from '../../src/storage/migrations.js'
+import { PostgresBookStore } from '../../src/storage/postgres.js'
+import { SqliteBookStore } from '../../src/storage/sqlite.js'
+
+/** The PostgreSQL server the tests use (`TEST_POSTGRES_URL` overrides); each run makes its own database in it. */
+export const POSTGRES_ADMIN_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
+
+async function probePostgres(): Promise<string | undefined> {
+  const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL, connectionTimeoutMillis: 3000 })
+  try {
+    await client.connect()
+    await client.query('SELECT 1')
+    return undefined
+  } catch (error) {
+    return `PostgreSQL not reachable at ${POSTGRES_ADMIN_URL} (${(error as Error).message}): PostgreSQL tests skipped`
+  } finally {
+    await client.end().catch(() => {})
+  }
+}
+
+/** Why the PostgreSQL tests are skipped, or undefined when PostgreSQL is reachable. */
+export const postgresSkipReason = await probePostgres()
+if (postgresSkipReason) console.log(`# ${postgresSkipReason}`)
+
+/** Every engine, each with the reason it is skipped here (undefined: it runs). */
+export const engines: Array<{ engine: Engine; skip: string | undefined }> = [
+  { engine: 'sqlite', skip: undefined },
+  { engine: 'postgres', skip: postgresSkipReason }
+]
+
+/** A database of its own for one test suite: its URL, and `drop()` to remove it. */
+export interface TestDatabase {
+  url: string
+  drop(): Promise<void>
+}
+
+/** Creates a fresh, empty PostgreSQL database for one suite, so runs never collide. */
+export async function createPostgresDatabase(): Promise<TestDatabase> {
+  const name = `books_test_${randomBytes(6).toString('hex')}`
+  const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL })
+  await admin.connect()
+  try {
+    await admin.query(`CREATE DATABASE ${name}`)
+  } finally {
+    await admin.end()
+  }
+  const url = new URL(POSTGRES_ADMIN_URL)
+  url.pathname = `/${name}`
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL })
+      await client.connect()
+      try {
+        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      } finally {
+        await client.end()
+      }
+    }
+  }
+}
+
+/**
+ * Opens an empty store of `engine`: in-memory SQLite, or a PostgreSQL database of its own.
+ * `cleanup()` drops that database (call it after the store is closed).
+ */
+export async function openTestStore(engine: Engine): Promise<{ store: BookStore; cleanup: () => Promise<void> }> {
+  if (engine === 'sqlite') return { store: await SqliteBookStore.open(':memory:'), cleanup: async () => {} }
+  const database = await createPostgresDatabase()
+  const store = await PostgresBookStore.open(database.url, { poolSize: 5, startupTimeoutMs: 0 })
+  return { store, cleanup: () => database.drop() }
+}
