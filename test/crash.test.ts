@@ -1,0 +1,158 @@
+import assert from 'node:assert/strict'
+import { copyFileSync, existsSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import Database from 'better-sqlite3'
+import type { Engine } from '../src/storage/migrations.js'
+import { authHeaders } from './support/app.js'
+import { createPostgresDatabase, engines, type TestDatabase } from './support/engines.js'
+import { removeDirectory, startServer, temporaryDirectory } from './support/server.js'
+import { BookWorkload } from './support/workload.js'
+
+/**
+ * Durability under crashes (issue 5): the real server, 50 concurrent writers, killed at a random
+ * moment; every acknowledged write must be there after a restart. `npm run test:crash` runs the
+ * full form (CRASH_ROUNDS=50); `npm test` runs the short form.
+ */
+const ROUNDS = Number(process.env.CRASH_ROUNDS ?? 5)
+/** SIGTERM rounds: a fifth of the kill rounds, at least 2. */
+const TERM_ROUNDS = Math.max(2, Math.round(ROUNDS / 5))
+const CONNECTIONS = 50
+/** Postgres rounds in the short form are fewer: its durability is the database's own. */
+const roundsFor = (engine: Engine) => (engine === 'postgres' && !process.env.CRASH_ROUNDS ? 2 : ROUNDS)
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+const randomBetween = (low: number, high: number) => low + Math.floor(Math.random() * (high - low))
+
+/** Runs `promise`, failing with `what` if it takes longer than `ms`. */
+async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: no answer in ${ms} ms`)), ms)))
+  try {
+    return await Promise.race([promise, timeout])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/**
+ * `PRAGMA integrity_check` of the SQLite database in `directory` as the dead process left it on
+ * disk: the database and its WAL are copied first (not the shared-memory index, which is not
+ * durable), so the check sees exactly what a restart would recover.
+ */
+function integrityOfCrashImage(directory: string): string {
+  const copy = temporaryDirectory('book-service-image-')
+  try {
+    copyFileSync(join(directory, 'books.db'), join(copy, 'books.db'))
+    if (existsSync(join(directory, 'books.db-wal'))) copyFileSync(join(directory, 'books.db-wal'), join(copy, 'books.db-wal'))
+    const db = new Database(join(copy, 'books.db'))
+    try {
+      return (db.pragma('integrity_check') as Array<{ integrity_check: string }>).map((row) => row.integrity_check).join('; ')
+    } finally {
+      db.close()
+    }
+  } finally {
+    removeDirectory(copy)
+  }
+}
+
+for (const { engine, skip } of engines) {
+  describe(`crash durability [${engine}]`, { skip }, () => {
+    let directory = ''
+    let database: TestDatabase | undefined
+    const env: Record<string, string> = {}
+    before(async () => {
+      directory = temporaryDirectory()
+      if (engine === 'postgres') {
+        database = await createPostgresDatabase()
+        env.DATABASE_URL = database.url
+      }
+    })
+    after(async () => {
+      removeDirectory(directory)
+      await database?.drop()
+    })
+
+    test(`SIGKILL at a random moment under ${CONNECTIONS} writers, ${roundsFor(engine)} rounds: no acknowledged write lost`, async (t) => {
+      const workload = new BookWorkload(`kill-${engine}`)
+      let acknowledged = 0
+      for (let round = 1; round <= roundsFor(engine); round++) {
+        const server = await startServer({ dataDirectory: directory, env })
+        let stopped = false
+        const running = workload.run(server.url, CONNECTIONS, () => stopped)
+        await sleep(randomBetween(150, 1200))
+        const signal = await server.stop('SIGKILL')
+        stopped = true
+        await running
+        assert.equal(signal, 'SIGKILL')
+        if (engine === 'sqlite') assert.equal(integrityOfCrashImage(directory), 'ok', `round ${round}: integrity_check`)
+
+        const restarted = await startServer({ dataDirectory: directory, env })
+        try {
+          const verdict = await workload.verify(restarted.url, 'unknown')
+          assert.deepEqual(verdict.violations, [], `round ${round}`)
+          acknowledged += verdict.acknowledgedWrites
+        } finally {
+          await restarted.stop('SIGTERM')
+        }
+        assert.deepEqual(workload.unexpectedStatuses, [], `round ${round}: unexpected answers`)
+      }
+      t.diagnostic(`[${engine}] SIGKILL: ${roundsFor(engine)} rounds survived, ${workload.requests} requests, ${acknowledged} acknowledged writes checked, 0 lost`)
+    })
+
+    test(`SIGTERM under ${CONNECTIONS} writers, ${TERM_ROUNDS} rounds: in-flight requests finish, exit 0, nothing lost`, async (t) => {
+      const workload = new BookWorkload(`term-${engine}`)
+      let acknowledged = 0
+      for (let round = 1; round <= TERM_ROUNDS; round++) {
+        const server = await startServer({ dataDirectory: directory, env })
+        let stopped = false
+        const running = workload.run(server.url, CONNECTIONS, () => stopped)
+        await sleep(randomBetween(200, 1000))
+        const code = await within(15_000, `round ${round}: exit after SIGTERM`, server.stop('SIGTERM'))
+        stopped = true
+        await running
+        assert.equal(code, 0, `round ${round}: exit code\n${server.output().slice(-2000)}`)
+
+        const restarted = await startServer({ dataDirectory: directory, env })
+        try {
+          // A request whose connection failed was refused by the closing server: it must have had no effect.
+          const verdict = await workload.verify(restarted.url, 'not-applied')
+          assert.deepEqual(verdict.violations, [], `round ${round}`)
+          acknowledged += verdict.acknowledgedWrites
+        } finally {
+          await restarted.stop('SIGTERM')
+        }
+        assert.deepEqual(workload.unexpectedStatuses, [], `round ${round}: unexpected answers`)
+      }
+      t.diagnostic(`[${engine}] SIGTERM: ${TERM_ROUNDS} rounds, ${workload.requests} requests, ${acknowledged} acknowledged writes checked, 0 lost`)
+    })
+
+    test('the WAL stays under 64 MiB during sustained writes', { skip: engine !== 'sqlite' && 'SQLite only' }, async (t) => {
+      const seconds = Number(process.env.WAL_SECONDS ?? 6)
+      const server = await startServer({ dataDirectory: directory, env })
+      const wal = join(directory, 'books.db-wal')
+      let largest = 0
+      let stopped = false
+      const sampler = (async () => {
+        while (!stopped) {
+          if (existsSync(wal)) largest = Math.max(largest, statSync(wal).size)
+          await sleep(50)
+        }
+      })()
+      const workload = new BookWorkload('wal')
+      // Readers listing every book while the writers run: readers are what can hold checkpoints back.
+      const readers = Array.from({ length: 4 }, async () => {
+        while (!stopped) await (await fetch(`${server.url}/books`, { headers: authHeaders() })).arrayBuffer()
+      })
+      const writing = workload.run(server.url, CONNECTIONS, () => stopped)
+      await sleep(seconds * 1000)
+      stopped = true
+      await Promise.all([writing, sampler, ...readers])
+      const code = await server.stop('SIGTERM')
+      assert.equal(code, 0)
+      assert.deepEqual(workload.unexpectedStatuses, [])
+      t.diagnostic(`WAL: ${workload.requests} writes in ${seconds} s, largest books.db-wal ${(largest / 1048576).toFixed(2)} MiB`)
+      assert.ok(largest < 64 * 1024 * 1024, `WAL reached ${largest} bytes`)
+    })
+  })
+}
