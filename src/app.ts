@@ -4,6 +4,7 @@ import secureJson from 'secure-json-parse'
 import { createAuthHook, createTokenSigner, createTokenVerifier } from './auth.js'
 import { booksRoutes } from './books.js'
 import type { Config } from './config.js'
+import { connectionOptions, limitConnections } from './connection-limits.js'
 import { badUrlHandler, clientErrorHandler, errorHandler, methodNotAllowed, notFoundHandler } from './errors.js'
 import { healthRoutes } from './health.js'
 import { loginRoute } from './login.js'
@@ -47,6 +48,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     logController: new RequestLog(),
     genReqId: () => randomUUID(),
     bodyLimit: BODY_LIMIT_BYTES,
+    ...connectionOptions(config),
     return503OnClosing: false,
     clientErrorHandler,
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false } },
@@ -64,6 +66,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     }
   })
 
+  limitConnections(app.server, config)
   app.setErrorHandler(errorHandler)
   app.setNotFoundHandler(notFoundHandler)
   app.addHook('onRequest', async (request, reply) => {
