@@ -16,6 +16,10 @@ export interface RunningServer {
   process: ChildProcess
   /** Everything the process wrote to stdout and stderr so far. */
   output(): string
+  /** What the process wrote to stdout (the JSON log lines) so far. */
+  stdout(): string
+  /** What the process wrote to stderr so far. */
+  stderr(): string
   /** Sends `signal` (default SIGTERM) and resolves with the exit code (or the signal name). */
   stop(signal?: NodeJS.Signals): Promise<number | string>
 }
@@ -70,8 +74,10 @@ export async function startServer(options: {
     stdio: ['ignore', 'pipe', 'pipe']
   })
   let output = ''
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()))
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()))
+  let stdout = ''
+  let stderr = ''
+  child.stdout!.on('data', (chunk: Buffer) => ((output += chunk.toString()), (stdout += chunk.toString())))
+  child.stderr!.on('data', (chunk: Buffer) => ((output += chunk.toString()), (stderr += chunk.toString())))
   const exited = new Promise<number | string>((resolve) =>
     child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown'))
   )
@@ -98,6 +104,8 @@ export async function startServer(options: {
     port,
     process: child,
     output: () => output,
+    stdout: () => stdout,
+    stderr: () => stderr,
     stop: async (signal = 'SIGTERM') => {
       if (exitCode === undefined) child.kill(signal)
       return exited
