@@ -7,6 +7,7 @@ import type { Config } from './config.js'
 import { connectionOptions, limitConnections } from './connection-limits.js'
 import { badUrlHandler, clientErrorHandler, errorHandler, methodNotAllowed, notFoundHandler } from './errors.js'
 import { healthRoutes } from './health.js'
+import { requireHost } from './host-header.js'
 import { loginRoute } from './login.js'
 import { RequestLog } from './request-log.js'
 import type { BookStore } from './storage/book-store.js'
@@ -72,6 +73,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id)
   })
+  app.addHook('onRequest', requireHost)
   app.addHook('onClose', async () => store.close())
 
   const registerMethodNotAllowed = methodNotAllowed(app)

@@ -19,14 +19,17 @@ const MAX_CHECK_INTERVAL_MS = 30_000
  * - `KEEP_ALIVE_TIMEOUT`: idle keep-alive connections are closed after it;
  * - `MAX_HEADER_SIZE`: a larger request line and headers are answered 431.
  * Node checks the two deadlines every quarter of the headers timeout (at most every 30 s), so a
- * slow client is dropped at most 25% after its deadline.
+ * slow client is dropped at most 25% after its deadline. Node's own `Host` check is off: it
+ * answers outside the envelope; `host-header.ts` does that check instead.
  *
  * `MAX_CONNECTIONS` is not a constructor option: see {@link limitConnections}.
  */
 export function connectionOptions(settings: ConnectionSettings): Pick<
   FastifyServerOptions,
   'requestTimeout' | 'keepAliveTimeout'
-> & { http: { headersTimeout: number; maxHeaderSize: number; connectionsCheckingInterval: number } } {
+> & {
+  http: { headersTimeout: number; maxHeaderSize: number; connectionsCheckingInterval: number; requireHostHeader: boolean }
+} {
   const requestMs = settings.REQUEST_TIMEOUT * 1000
   const headersMs = Math.min(settings.HEADERS_TIMEOUT * 1000, requestMs)
   return {
@@ -35,7 +38,8 @@ export function connectionOptions(settings: ConnectionSettings): Pick<
     http: {
       headersTimeout: headersMs,
       maxHeaderSize: settings.MAX_HEADER_SIZE,
-      connectionsCheckingInterval: Math.min(MAX_CHECK_INTERVAL_MS, Math.ceil(headersMs / 4))
+      connectionsCheckingInterval: Math.min(MAX_CHECK_INTERVAL_MS, Math.ceil(headersMs / 4)),
+      requireHostHeader: false
     }
   }
 }
