@@ -133,6 +133,15 @@ describe('forged tokens', () => {
     t.diagnostic(`forged tokens: ${list.length} kinds, ${attempts} requests, all 401 Invalid token`)
   })
 
+  test('a verified (cached) token is refused once its exp plus the leeway has passed', async () => {
+    const token = signToken({ exp: now() - 29 })
+    assert.equal((await app.inject({ url: '/books', headers: { authorization: token } })).statusCode, 200)
+    await new Promise((resolve) => setTimeout(resolve, 2100))
+    const later = await app.inject({ url: '/books', headers: { authorization: token } })
+    assert.equal(later.statusCode, 401, 'the verification cache outlived the token')
+    assert.deepEqual(later.json(), { status: 401, message: 'Invalid token', data: null })
+  })
+
   test('the leeway and header fields of a genuine token: within 30 s accepted, jku/kid ignored not fetched', async () => {
     for (const [name, token] of [
       ['exp 10 s past', signToken({ exp: now() - 10 })],
