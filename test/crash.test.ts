@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { closeSync, copyFileSync, existsSync, openSync, readSync, statSync } from 'node:fs'
 import { join } from 'node:path'
+import { performance } from 'node:perf_hooks'
 import { after, before, describe, test } from 'node:test'
 import Database from 'better-sqlite3'
 import type { Engine } from '../src/storage/migrations.js'
@@ -118,14 +119,19 @@ for (const { engine, skip } of engines) {
     test(`SIGTERM under ${CONNECTIONS} writers, ${TERM_ROUNDS} rounds: in-flight requests finish, exit 0, nothing lost`, async (t) => {
       const workload = new BookWorkload(`term-${engine}`)
       let acknowledged = 0
+      const inFlight = { answered: 0, failed: 0 }
       for (let round = 1; round <= TERM_ROUNDS; round++) {
         const server = await startServer({ dataDirectory: directory, env })
         let stopped = false
         const running = workload.run(server.url, CONNECTIONS, () => stopped)
         await sleep(randomBetween(200, 1000))
+        const signalledAt = performance.now()
         const code = await within(15_000, `round ${round}: exit after SIGTERM`, server.stop('SIGTERM'))
         stopped = true
         await running
+        const open = workload.openAt(signalledAt)
+        inFlight.answered += open.answered
+        inFlight.failed += open.failed
         assert.equal(code, 0, `round ${round}: exit code\n${server.output().slice(-2000)}`)
 
         const restarted = await startServer({ dataDirectory: directory, env })
@@ -139,7 +145,10 @@ for (const { engine, skip } of engines) {
         }
         assert.deepEqual(workload.unexpectedStatuses, [], `round ${round}: unexpected answers`)
       }
-      t.diagnostic(`[${engine}] SIGTERM: ${TERM_ROUNDS} rounds, ${workload.requests} requests, ${acknowledged} acknowledged writes checked, 0 lost`)
+      t.diagnostic(
+        `[${engine}] SIGTERM: ${TERM_ROUNDS} rounds, ${workload.requests} requests, ${acknowledged} acknowledged writes checked, 0 lost; ` +
+          `in flight at the signal: ${inFlight.answered} answered, ${inFlight.failed} refused (none applied)`
+      )
     })
 
     test('the WAL stays under 64 MiB during sustained writes: checkpoints reset it', { skip: engine !== 'sqlite' && 'SQLite only' }, async (t) => {

@@ -11,7 +11,7 @@ import { removeDirectory, startServer, temporaryDirectory } from './support/serv
  */
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 10)
 const CONCURRENCY = 16
-const WARM_UP_MS = Math.max(3000, SECONDS * 200)
+const WARM_UP_MS = Math.max(4000, SECONDS * 250)
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!

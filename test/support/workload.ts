@@ -76,6 +76,8 @@ export class BookWorkload {
   readonly unexpectedStatuses: string[] = []
   /** Requests sent so far. */
   requests = 0
+  /** The requests sent since the last check. */
+  private round: Operation[] = []
 
   constructor(private readonly tag: string) {}
 
@@ -129,6 +131,7 @@ export class BookWorkload {
           ? JSON.stringify({ title: operation.fields!.title, year: operation.fields!.year })
           : undefined
     this.requests++
+    this.round.push(operation)
     operation.sentAt = performance.now()
     try {
       const response = await fetch(baseUrl + path, { method, headers: this.headers, body })
@@ -158,6 +161,15 @@ export class BookWorkload {
       operation.outcome = 'failed'
       return true
     }
+  }
+
+  /**
+   * The requests of this round that were open at `time` (`performance.now()`, e.g. when a signal
+   * was sent): how many of them were answered and how many failed at the connection.
+   */
+  openAt(time: number): { answered: number; failed: number } {
+    const open = this.round.filter((op) => op.sentAt <= time && op.settledAt >= time)
+    return { answered: open.filter((op) => op.outcome === 'answered').length, failed: open.filter((op) => op.outcome === 'failed').length }
   }
 
   /**
@@ -223,6 +235,7 @@ export class BookWorkload {
       this.books.set(id, { id, confirmed: fields, confirmedAt: performance.now(), operations: [] })
     }
     this.unansweredCreates = []
+    this.round = []
     return { violations, acknowledgedWrites, books: this.books.size }
   }
 }
