@@ -78,8 +78,14 @@ export async function startServer(options: {
   let stderr = ''
   child.stdout!.on('data', (chunk: Buffer) => ((output += chunk.toString()), (stdout += chunk.toString())))
   child.stderr!.on('data', (chunk: Buffer) => ((output += chunk.toString()), (stderr += chunk.toString())))
+  // A test that fails half-way must not leave its server running after the test process ends.
+  const killOnExit = () => child.kill('SIGKILL')
+  process.once('exit', killOnExit)
   const exited = new Promise<number | string>((resolve) =>
-    child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown'))
+    child.once('exit', (code, signal) => {
+      process.removeListener('exit', killOnExit)
+      resolve(code ?? signal ?? 'unknown')
+    })
   )
   const url = `http://127.0.0.1:${port}`
   const deadline = Date.now() + (options.timeoutMs ?? 15_000)
