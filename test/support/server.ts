@@ -7,6 +7,8 @@ import { TEST_PASSWORD, TEST_SECRET } from './app.js'
 
 /** The built entry point; `npm test` builds it first. */
 export const SERVER_ENTRY = new URL('../../dist/server.js', import.meta.url).pathname
+/** The built command line (`book-service`). */
+export const CLI_ENTRY = new URL('../../dist/cli.js', import.meta.url).pathname
 
 /** A real server process started by {@link startServer}. */
 export interface RunningServer {
@@ -53,9 +55,11 @@ export async function startServer(options: {
   env?: Record<string, string>
   port?: number
   timeoutMs?: number
+  /** What node runs (default: the server entry); e.g. `[CLI_ENTRY, 'serve']`. */
+  command?: string[]
 }): Promise<RunningServer> {
   const port = options.port ?? (await freePort())
-  const child = spawn(process.execPath, [SERVER_ENTRY], {
+  const child = spawn(process.execPath, options.command ?? [SERVER_ENTRY], {
     cwd: options.dataDirectory,
     env: {
       PATH: process.env.PATH ?? '',
