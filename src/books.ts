@@ -73,7 +73,7 @@ export async function booksRoutes(app: FastifyInstance, options: BooksOptions): 
         security,
         body: BookInput,
         response: {
-          201: successResponse(Book, Messages.created, 'the stored book, with its new id.'),
+          201: successResponse(Book, Messages.created, 'the stored book, with its new id.', 201),
           400: badBody,
           413: payloadTooLarge,
           ...errors

@@ -80,6 +80,7 @@ export async function loginRoute(app: FastifyInstance, options: LoginOptions): P
           200: successResponse(LoginResult, Messages.loggedIn, 'the token, its type and its lifetime in seconds.'),
           400: invalidInput('the body is not a JSON object with a string `username` and a string `password`.'),
           401: errorResponse(
+            401,
             `\`${Messages.invalidCredentials}\`: the username or the password is wrong (it never says which).`,
             [Messages.invalidCredentials]
           ),

@@ -12,7 +12,7 @@ interface Operation {
   responses: Record<string, { description: string; content?: Record<string, { schema: Schema }> }>
 }
 interface Schema {
-  properties?: Record<string, { enum?: string[]; type?: string }>
+  properties?: Record<string, { enum?: string[]; type?: string; examples?: unknown[] }>
 }
 type Document = {
   openapi: string
@@ -97,6 +97,17 @@ describe('GET /openapi.json', () => {
       for (const [status, messages] of Object.entries(statuses)) {
         assert.deepEqual(documentedMessages(document, path, method, Number(status)), messages, `${method} ${path} ${status}`)
         assert.ok(document.paths[path]?.[method]?.responses[status]?.description.includes(messages[0]!))
+      }
+    }
+  })
+
+  test('every response shows its own status as the example of `status`', () => {
+    for (const [path, methods] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(methods)) {
+        for (const [status, response] of Object.entries(operation.responses)) {
+          const examples = response.content?.['application/json']?.schema.properties?.status?.examples
+          assert.deepEqual(examples, [Number(status)], `${method} ${path} ${status}`)
+        }
       }
     }
   })

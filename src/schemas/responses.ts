@@ -10,16 +10,21 @@ import { Messages, envelope } from '../envelope.js'
  * never as `const`, which the serializer would write whatever the actual message is.
  */
 
+/** The envelope's `status`, with the status it has in this response as its example. */
+const statusField = (status: number) =>
+  Type.Integer({ description: 'Equals the HTTP status code of the response.', examples: [status] })
+
 /**
  * The error envelope of one status.
  *
+ * @param status the HTTP status (the example shown in the docs page).
  * @param description the response's description in the API document (Markdown).
  * @param messages the exact `message` texts this status can carry.
  */
-export function errorResponse(description: string, messages: readonly string[]) {
+export function errorResponse(status: number, description: string, messages: readonly string[]) {
   return Type.Object(
     {
-      status: Type.Integer({ description: 'Equals the HTTP status code of the response.' }),
+      status: statusField(status),
       message: Type.String({ enum: [...messages], description: 'Human-readable outcome text (exact).' }),
       data: Type.Null()
     },
@@ -31,6 +36,7 @@ const quoted = (messages: readonly string[]) => messages.map((message) => `\`${m
 
 /** 401 on a protected route: no token, or a token that does not verify. */
 export const unauthorized = errorResponse(
+  401,
   `${quoted([Messages.tokenRequired])}: the \`Authorization\` header is missing, empty or a bare \`Bearer\`. ` +
     `${quoted([Messages.invalidToken])}: the token is malformed, not HS256/HS384/HS512, badly signed, expired or not yet valid.`,
   [Messages.tokenRequired, Messages.invalidToken]
@@ -38,33 +44,36 @@ export const unauthorized = errorResponse(
 
 /** 404 on the /book/{id} routes. */
 export const bookNotFound = errorResponse(
+  404,
   `${quoted([Messages.bookNotFound])}: no book has this id (including an id that is not decimal digits from 1 to 2^53-1).`,
   [Messages.bookNotFound]
 )
 
 /** 400 on a body that cannot be read as what the route expects. */
 export const invalidInput = (what: string) =>
-  errorResponse(`${quoted([Messages.invalidInput])}: ${what}`, [Messages.invalidInput])
+  errorResponse(400, `${quoted([Messages.invalidInput])}: ${what}`, [Messages.invalidInput])
 
 /** 413 on a body over 1 MiB. */
-export const payloadTooLarge = errorResponse(`${quoted([Messages.payloadTooLarge])}: the body is over 1 MiB.`, [
+export const payloadTooLarge = errorResponse(413, `${quoted([Messages.payloadTooLarge])}: the body is over 1 MiB.`, [
   Messages.payloadTooLarge
 ])
 
 /** 429 on POST /login past the attempts allowed per minute. */
 export const tooManyRequests = errorResponse(
+  429,
   `${quoted([Messages.tooManyRequests])}: too many login attempts from this client; retry after the \`Retry-After\` seconds.`,
   [Messages.tooManyRequests]
 )
 
 /** 500, an unexpected failure (details only in the server log, under the request id). */
 export const internalError = errorResponse(
+  500,
   `${quoted([Messages.internalError])}: an unexpected failure; the server log has the details under the \`x-request-id\` of the response.`,
   [Messages.internalError]
 )
 
 /** 503, the storage cannot be reached. */
-export const unavailable = errorResponse(`${quoted([Messages.unavailable])}: the storage cannot be reached right now.`, [
+export const unavailable = errorResponse(503, `${quoted([Messages.unavailable])}: the storage cannot be reached right now.`, [
   Messages.unavailable
 ])
 
@@ -77,11 +86,18 @@ export const serverErrors = { 500: internalError, 503: unavailable }
  * @param data the JSON Schema of `data`.
  * @param message the exact `message` text of this response.
  * @param what what `data` holds, for the API document.
+ * @param status the HTTP status (the example shown in the docs page).
  */
-export function successResponse<T extends TSchema>(data: T, message: string, what: string): ReturnType<typeof envelope<T>> {
+export function successResponse<T extends TSchema>(
+  data: T,
+  message: string,
+  what: string,
+  status = 200
+): ReturnType<typeof envelope<T>> {
   const schema = envelope(data)
   const properties = {
     ...schema.properties,
+    status: statusField(status),
     message: Type.String({ enum: [message], description: 'Human-readable outcome text (exact).' })
   }
   return { ...schema, properties, description: `\`${message}\`: ${what}` } as typeof schema
