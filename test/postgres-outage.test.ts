@@ -6,6 +6,7 @@ import { PostgresBookStore } from '../src/storage/postgres.js'
 import { authHeaders, buildTestApp } from './support/app.js'
 import { call, eventually } from './support/client.js'
 import { POSTGRES_ADMIN_URL, createPostgresDatabase, postgresSkipReason, type TestDatabase } from './support/engines.js'
+import { clusterSkipReason, startThrowawayCluster, type ThrowawayCluster } from './support/cluster.js'
 import { startProxy, type TcpProxy } from './support/proxy.js'
 import { freePort, removeDirectory, startServer, temporaryDirectory, type RunningServer } from './support/server.js'
 
@@ -108,6 +109,44 @@ describe('PostgreSQL going away under a running server process', { skip: postgre
       await proxy.restore()
       await eventually('/readyz to answer 200 again', async () => (await call(`${server.url}/readyz`)).status === 200)
     }
+  })
+})
+
+describe('a real PostgreSQL server stopped and started again under a running server process', { skip: clusterSkipReason }, () => {
+  let cluster: ThrowawayCluster
+  let directory: string
+  let server: RunningServer
+
+  before(async () => {
+    cluster = await startThrowawayCluster()
+    directory = temporaryDirectory()
+    server = await startServer({ dataDirectory: directory, env: { DATABASE_URL: cluster.url } })
+  })
+
+  after(async () => {
+    await server?.stop('SIGKILL')
+    cluster?.destroy()
+    removeDirectory(directory)
+  })
+
+  test('fast shutdown: 503 while it is down, /healthz 200, no crash; serving again once it is back', async () => {
+    const created = await call(`${server.url}/book`, 'POST', { title: 'Dune', author: 'Frank Herbert', year: 1965 })
+    assert.equal(created.status, 201)
+    const id = created.body.data.id
+
+    cluster.stop() // idle sessions get 57P01 "terminating connection due to administrator command"
+    await eventually('the lost idle connection to be logged', async () =>
+      server.output().includes('database connection lost; reconnecting on the next query')
+    )
+    for (const path of ['/books', `/book/${id}`]) assert.deepEqual((await call(`${server.url}${path}`)).body, UNAVAILABLE, path)
+    assert.deepEqual((await call(`${server.url}/readyz`)).body, UNAVAILABLE)
+    assert.deepEqual((await call(`${server.url}/healthz`)).body, OK)
+    assert.equal(server.process.exitCode, null, 'the process is still running')
+
+    cluster.start()
+    await eventually('/readyz to answer 200 again', async () => (await call(`${server.url}/readyz`)).status === 200)
+    assert.deepEqual((await call(`${server.url}/book/${id}`)).body.data, { id, title: 'Dune', author: 'Frank Herbert', year: 1965 })
+    assert.equal(await server.stop('SIGTERM'), 0)
   })
 })
 
