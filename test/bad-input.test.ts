@@ -2,24 +2,34 @@ import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import fc from 'fast-check'
 import type { FastifyInstance } from 'fastify'
+import type { Engine } from '../src/storage/migrations.js'
 import { authHeaders, buildTestApp, signToken } from './support/app.js'
+import { openTestStore, postgresSkipReason } from './support/engines.js'
 
 /**
  * Bad input, property-based (issue 5): generated bodies, ids, headers and content types sent
  * in-process. Properties: never a 5xx, never a crash, always the envelope with `status` equal to
  * the HTTP status, no stored record changed by a 4xx, `Object.prototype` never polluted.
- * `BAD_INPUT_RUNS` (default 2600 per property, 4 properties) sets the number of requests.
+ * `BAD_INPUT_RUNS` (default 2600 per property, 4 properties) sets the number of requests;
+ * `BAD_INPUT_ENGINE=postgres` runs them on PostgreSQL instead of SQLite.
  */
 const RUNS = Number(process.env.BAD_INPUT_RUNS ?? 2600)
 const SAFE = Number.MAX_SAFE_INTEGER
 const prototypeNames = Object.getOwnPropertyNames(Object.prototype).sort()
 
+/** The storage engine under the app (`BAD_INPUT_ENGINE=postgres` runs the properties on PostgreSQL). */
+const ENGINE: Engine = process.env.BAD_INPUT_ENGINE === 'postgres' ? 'postgres' : 'sqlite'
+
 let app: FastifyInstance
+let cleanup = async () => {}
 let generated = 0
 const auth = authHeaders()
 
 before(async () => {
-  app = await buildTestApp({ LOGIN_RATE_LIMIT: 1_000_000 })
+  if (ENGINE === 'postgres' && postgresSkipReason) throw new Error(postgresSkipReason)
+  const opened = await openTestStore(ENGINE)
+  cleanup = opened.cleanup
+  app = await buildTestApp({ LOGIN_RATE_LIMIT: 1_000_000 }, opened.store)
   for (const title of ['Dune', 'Emma', 'Ulysses']) {
     const created = await app.inject({ method: 'POST', url: '/book', headers: auth, payload: { title, author: 'A', year: 1 } })
     assert.equal(created.statusCode, 201)
@@ -27,6 +37,7 @@ before(async () => {
 })
 after(async () => {
   await app.close()
+  await cleanup()
 })
 
 async function snapshot(): Promise<string> {
@@ -235,5 +246,5 @@ test(`Authorization headers of any shape (${RUNS} runs)`, async (t) => {
     }),
     options
   )
-  t.diagnostic(`bad input: ${generated} generated requests, no 5xx, envelope always, no record changed by a 4xx, prototype intact`)
+  t.diagnostic(`bad input [${ENGINE}]: ${generated} generated requests, no 5xx, envelope always, no record changed by a 4xx, prototype intact`)
 })
