@@ -10,7 +10,7 @@ import {
   sql,
   type ExpressionBuilder
 } from 'kysely'
-import type { BookFilter, BookQuery, BookStore, SortField } from './book-store.js'
+import type { BookFilter, BookQuery, SortField } from './book-store.js'
 import type { Engine } from './migrations.js'
 
 /** The `books` table as the list queries see it (migrations 0001 and 0002). */
@@ -85,7 +85,7 @@ function filters(eb: ExpressionBuilder<Database, 'books'>, filter: BookFilter) {
 }
 
 /**
- * The SELECT of {@link BookStore.list} for `query` on `engine`: filtered, ordered by the sort
+ * The SELECT of `BookStore.list` for `query` on `engine`: filtered, ordered by the sort
  * column then id (both ascending or both descending), keyset-started after `query.after` with one
  * row-value comparison `(column, id) > (key, id)` that the `(column, id)` index answers, so a page
  * costs O(limit) at any depth. Selects id, title, author, year.
@@ -112,7 +112,7 @@ export function listStatement(engine: Engine, query: BookQuery): Statement {
   return { sql: text, parameters }
 }
 
-/** The `SELECT count(*)` of {@link BookStore.count} for `filter` on `engine`, as column `total`. */
+/** The `SELECT count(*)` of `BookStore.count` for `filter` on `engine`, as column `total`. */
 export function countStatement(engine: Engine, filter: BookFilter): Statement {
   const { sql: text, parameters } = builders[engine]
     .selectFrom('books')
