@@ -243,7 +243,7 @@ describeEachEngine('GET /books: paging, filters, sort, count', ({ withFreshApp }
   for (const sort of ['id', '-id', 'title', '-year']) {
     test(`paging with sort=${sort} stays stable under inserts and deletes between pages: no book twice, none skipped`, async () => {
       await withFreshApp(async (app) => {
-        const initial = []
+        const initial: Book[] = []
         for (let i = 0; i < 30; i++) initial.push(await create(app, { title: `S${(i * 7) % 30}`, author: 'P', year: i % 4 }))
         const deleted = new Set<number>()
         let round = 0
