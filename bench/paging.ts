@@ -95,7 +95,12 @@ const scenarios: Scenario[] = [
     target: true
   },
   {
-    name: 'filtered page: /books?author=<random "number N">&limit=20 (substring, ~0.1-1% of books match)',
+    name: 'filtered page: /books?author=<random "number NN">&limit=20 (substring matching ~1% of books)',
+    path: () => `/books?author=${encodeURIComponent(`number ${between(10, 99)}`)}&limit=20`,
+    target: true
+  },
+  {
+    name: 'filtered page: /books?author=<random "number NNN">&limit=20 (substring matching 0.1% of books)',
     path: () => `/books?author=${encodeURIComponent(`number ${between(100, 996)}`)}&limit=20`,
     target: true
   },
