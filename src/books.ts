@@ -2,9 +2,20 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Type from 'typebox'
 import { ListParameters, parseListParameters, readListPage } from './book-query.js'
-import { EmptyEnvelope, ErrorEnvelope, HttpError, Messages, envelope } from './envelope.js'
+import { HttpError, Messages } from './envelope.js'
 import { bookETag, ifMatchHolds, ifNoneMatchMatches } from './etag.js'
 import { Book, BookInput, BookParams, BookPatch } from './schemas/book.js'
+import {
+  bookNotFound,
+  invalidInput,
+  notModified,
+  preconditionFailed as preconditionFailedResponse,
+  withHeaders,
+  payloadTooLarge,
+  serverErrors,
+  successResponse,
+  unauthorized
+} from './schemas/responses.js'
 import type { BookStore } from './storage/book-store.js'
 
 /** Options of the {@link booksRoutes} plugin. */
@@ -34,12 +45,22 @@ function ifMatchOf(request: FastifyRequest): string | undefined {
   return header === undefined ? undefined : String(header)
 }
 
+/** The `ETag` header as the API document shows it. */
+const etagHeader = {
+  etag: { type: 'string' as const, description: 'Strong entity tag of the book; changes whenever the book changes (issue 7).' }
+}
+
 /** Throws the 400 `Invalid input` when Fastify attached a body validation error. */
 function assertValidBody(request: FastifyRequest): void {
   if (request.validationError) throw new HttpError(400, Messages.invalidInput)
 }
 
-const errors = { '4xx': ErrorEnvelope, '5xx': ErrorEnvelope }
+const badBody = invalidInput(
+  'the body is not a JSON object, or `title`/`author` is not a string of 1 to 500 characters (not only white space), or `year` is not an integer from -9999 to 9999.'
+)
+
+/** The tag that groups the book operations in the API document. */
+const tags = ['Books']
 
 /**
  * The five book operations (spec: "Endpoints"): POST /book, GET /books, GET /book/{id},
@@ -53,12 +74,28 @@ export async function booksRoutes(app: FastifyInstance, options: BooksOptions): 
   const { store, authenticate } = options
   const api = app.withTypeProvider<TypeBoxTypeProvider>()
   if (authenticate) api.addHook('onRequest', authenticate)
+  // In the API document: the bearer scheme and its 401 answers, only when the check is on.
+  const security = authenticate ? [{ bearerAuth: [] }] : []
+  const errors = { ...(authenticate ? { 401: unauthorized } : {}), ...serverErrors }
 
   api.post(
     '/book',
     {
       attachValidation: true,
-      schema: { body: BookInput, response: { 201: envelope(Book), ...errors } }
+      schema: {
+        tags,
+        operationId: 'createBook',
+        summary: 'Create a book',
+        description: 'Stores a new book and returns it with its assigned id. Unknown fields and `id` in the body are ignored.',
+        security,
+        body: BookInput,
+        response: {
+          201: successResponse(Book, Messages.created, 'the stored book, with its new id.', 201),
+          400: badBody,
+          413: payloadTooLarge,
+          ...errors
+        }
+      }
     },
     async (request, reply) => {
       assertValidBody(request)
@@ -68,27 +105,58 @@ export async function booksRoutes(app: FastifyInstance, options: BooksOptions): 
     }
   )
 
-  api.get(
-    '/books',
-    { schema: { querystring: ListParameters, response: { 200: envelope(Type.Array(Book)), ...errors } } },
-    async (request, reply) => {
-      // Issue 7: optional paging, filters and sort. Without any of them, the contract's list.
-      const listing = parseListParameters(request.query)
-      if (listing) {
-        const page = await readListPage(store, listing)
-        if (page.next !== undefined) reply.header('link', `<${page.next}>; rel="next"`)
-        if (page.total !== undefined) reply.header('x-total-count', String(page.total))
-        return { status: 200, message: Messages.listed, data: page.books }
-      }
-      const books: Book[] = []
-      for await (const book of store.list()) books.push(book)
-      return { status: 200, message: Messages.listed, data: books }
+  const listSchema = {
+    tags,
+    operationId: 'listBooks',
+    summary: 'List books',
+    description:
+      'Without query parameters: every book, ordered by id ascending (the contract). The optional parameters page ' +
+      '(`limit`, `after`, with a `Link: <…>; rel="next"` header while more books follow), filter (`title`, `author`: ' +
+      'case-insensitive substring; `year`, `year_min`, `year_max`) and sort (`sort`, ties broken by id); `count=true` ' +
+      'adds `X-Total-Count`. Unknown parameters are ignored.',
+    security,
+    querystring: ListParameters,
+    response: {
+      200: withHeaders(successResponse(Type.Array(Book), Messages.listed, 'the books asked for (all of them, by id, without parameters).'), {
+        link: { type: 'string' as const, description: 'RFC 8288 `</books?…>; rel="next"`: only with `limit`, while more books follow.' },
+        'x-total-count': { type: 'string' as const, description: 'How many books match the filters: only with `count=true`.' }
+      }),
+      400: invalidInput('a query parameter has a bad value (e.g. `limit` outside 1..1000, a non-integer `year`, an `after` that is not an id or a cursor of this sort).'),
+      ...errors
     }
-  )
+  }
+  api.get('/books', { schema: listSchema }, async (request, reply) => {
+    // Issue 7: optional paging, filters and sort. Without any of them, the contract's list.
+    const listing = parseListParameters(request.query)
+    if (listing) {
+      const page = await readListPage(store, listing)
+      if (page.next !== undefined) reply.header('link', `<${page.next}>; rel="next"`)
+      if (page.total !== undefined) reply.header('x-total-count', String(page.total))
+      return { status: 200, message: Messages.listed, data: page.books }
+    }
+    const books: Book[] = []
+    for await (const book of store.list()) books.push(book)
+    return { status: 200, message: Messages.listed, data: books }
+  })
 
   api.get(
     '/book/:id',
-    { schema: { params: BookParams, response: { 200: envelope(Book), ...errors } } },
+    {
+      schema: {
+        tags,
+        operationId: 'getBook',
+        summary: 'Get a book',
+        description: 'Answers 304 with no body when `If-None-Match` names the current `ETag` (or is `*`).',
+        security,
+        params: BookParams,
+        response: {
+          200: withHeaders(successResponse(Book, Messages.retrieved, 'the book with this id.'), etagHeader),
+          304: notModified,
+          404: bookNotFound,
+          ...errors
+        }
+      }
+    },
     async (request, reply) => {
       const id = parseBookId(request.params.id)
       const book = id === undefined ? undefined : await store.get(id)
@@ -96,7 +164,9 @@ export async function booksRoutes(app: FastifyInstance, options: BooksOptions): 
       const etag = bookETag(book)
       reply.header('etag', etag)
       const ifNoneMatch = request.headers['if-none-match']
-      if (ifNoneMatch !== undefined && ifNoneMatchMatches(ifNoneMatch, etag)) return (reply as FastifyReply).code(304).send() // no body (RFC 9110 §15.4.5)
+      if (ifNoneMatch !== undefined && ifNoneMatchMatches(ifNoneMatch, etag)) {
+        return (reply as FastifyReply).code(304).send() // no body (RFC 9110 §15.4.5)
+      }
       return { status: 200, message: Messages.retrieved, data: book }
     }
   )
@@ -105,7 +175,26 @@ export async function booksRoutes(app: FastifyInstance, options: BooksOptions): 
     '/book/:id',
     {
       attachValidation: true,
-      schema: { params: BookParams, body: BookPatch, response: { 200: envelope(Book), ...errors } }
+      schema: {
+        tags,
+        operationId: 'updateBook',
+        summary: 'Update a book',
+        description:
+          'Applies the fields present in the body on top of the stored book; absent fields keep their value, `{}` changes nothing. ' +
+          'With `If-Match`, only while the book still has that `ETag` (`*`: any), checked and written atomically. ' +
+          'Checked in this order: token (401), existence (404), `If-Match` (412), body (400).',
+        security,
+        params: BookParams,
+        body: BookPatch,
+        response: {
+          200: withHeaders(successResponse(Book, Messages.updated, 'the book as stored now.'), etagHeader),
+          400: badBody,
+          404: bookNotFound,
+          412: preconditionFailedResponse,
+          413: payloadTooLarge,
+          ...errors
+        }
+      }
     },
     async (request, reply) => {
       // Spec order: the existing record is loaded first (404), then If-Match (412, issue 7: a
@@ -132,7 +221,24 @@ export async function booksRoutes(app: FastifyInstance, options: BooksOptions): 
 
   api.delete(
     '/book/:id',
-    { schema: { params: BookParams, response: { 200: EmptyEnvelope, ...errors } } },
+    {
+      schema: {
+        tags,
+        operationId: 'deleteBook',
+        summary: 'Delete a book',
+        description:
+          'Removes the book; its id is never reused. A second delete answers 404. With `If-Match`, only while the ' +
+          'book still has that `ETag` (`*`: any), checked and deleted atomically; order: token, 404, 412.',
+        security,
+        params: BookParams,
+        response: {
+          200: successResponse(Type.Null(), Messages.deleted, `the book is removed; \`data\` is null.`),
+          404: bookNotFound,
+          412: preconditionFailedResponse,
+          ...errors
+        }
+      }
+    },
     async (request) => {
       const id = parseBookId(request.params.id)
       if (id === undefined) throw notFound()
