@@ -153,6 +153,35 @@ describeEachEngine('GET /books: paging, filters, sort, count', ({ withFreshApp }
     })
   }
 
+  test('year bounds with a year sort: paging by Link equals the filtered sorted list (both directions)', async () => {
+    await withFreshApp(async (app) => {
+      const books = []
+      for (let i = 0; i < 40; i++) books.push(await create(app, { title: `Y${i}`, author: 'A', year: 1990 + (i % 7) }))
+      for (const [query, keep] of [
+        ['year_min=1992&year_max=1994', (book: Book) => book.year >= 1992 && book.year <= 1994],
+        ['year_min=1995', (book: Book) => book.year >= 1995],
+        ['year_max=1991', (book: Book) => book.year <= 1991],
+        ['year=1993', (book: Book) => book.year === 1993]
+      ] as const) {
+        for (const sort of ['year', '-year']) {
+          const all = await pages(app, `/books?${query}&sort=${sort}&limit=3`)
+          assert.deepEqual(all.flat(), sorted(books.filter(keep), sort), `${query} sort=${sort}`)
+        }
+      }
+      // A crafted cursor outside the bounds: the bounds still hold.
+      const below = Buffer.from(JSON.stringify(['year', 1900, 1])).toString('base64url')
+      assert.deepEqual(
+        (await list(app, `/books?sort=year&year_min=1995&after=${below}`)).books,
+        sorted(books.filter((book) => book.year >= 1995), 'year')
+      )
+      const above = Buffer.from(JSON.stringify(['-year', 2100, 1])).toString('base64url')
+      assert.deepEqual(
+        (await list(app, `/books?sort=-year&year_max=1991&after=${above}`)).books,
+        sorted(books.filter((book) => book.year <= 1991), '-year')
+      )
+    })
+  })
+
   test('sort ties are broken by id: ascending, and descending for a - sort', async () => {
     await withFreshApp(async (app) => {
       const same = []
