@@ -48,11 +48,19 @@ const UNREACHABLE_CODES = new Set([
   '53300' // too_many_connections
 ])
 
+/**
+ * node-postgres errors without a code that mean the connection is gone or never came: the socket
+ * closed ("Connection terminated unexpectedly"), the connect or pool-wait timeout, a client whose
+ * connection already failed, and the per-query read timeout.
+ */
+const UNREACHABLE_MESSAGES =
+  /Connection terminated|timeout exceeded when trying to connect|connect ECONNREFUSED|not queryable|Query read timeout/i
+
 /** True when `error` says the database is unreachable (as opposed to a bug or a bad query). */
 export function isUnreachable(error: unknown): boolean {
   const { code, message } = error as { code?: string; message?: string }
   if (code && (UNREACHABLE_CODES.has(code) || code.startsWith('08'))) return true
-  return /Connection terminated|timeout exceeded when trying to connect|connect ECONNREFUSED/i.test(message ?? '')
+  return UNREACHABLE_MESSAGES.test(message ?? '')
 }
 
 /** Options of {@link PostgresBookStore.open}. */
@@ -63,7 +71,28 @@ export interface PostgresOptions {
   startupTimeoutMs: number
   /** Called before each start-up retry, with the error and the delay before the next try (ms). */
   onRetry?: (error: unknown, delayMs: number) => void
+  /**
+   * Called when a pooled connection fails outside any request (the server restarted, the network
+   * dropped it). The pool has already discarded that connection; the next query opens a new one.
+   */
+  onConnectionError?: (error: unknown) => void
+  /**
+   * Longest wait, in milliseconds, for a connection: opening a new one, or a free one when all
+   * `poolSize` are busy. Past it the request answers 503. Default {@link CONNECT_TIMEOUT_MS}.
+   */
+  connectTimeoutMs?: number
+  /**
+   * Longest wait, in milliseconds, for the answer to one book query once sent (a server or network
+   * that went silent without closing the connection). Past it the request answers 503 and the
+   * connection is discarded. Default {@link QUERY_TIMEOUT_MS}.
+   */
+  queryTimeoutMs?: number
 }
+
+/** Default {@link PostgresOptions.connectTimeoutMs}: 5 s (node-postgres' own default is to wait forever). */
+export const CONNECT_TIMEOUT_MS = 5000
+/** Default {@link PostgresOptions.queryTimeoutMs}: 10 s (node-postgres' own default is to wait forever). */
+export const QUERY_TIMEOUT_MS = 10_000
 
 /**
  * The PostgreSQL {@link BookStore} (node-postgres pool, parameterised named statements).
@@ -73,7 +102,12 @@ export interface PostgresOptions {
  * different fields all survive, and an update racing a delete never resurrects the row.
  */
 export class PostgresBookStore implements BookStore {
-  private constructor(private readonly pool: pg.Pool) {}
+  private closed: Promise<void> | undefined
+
+  private constructor(
+    private readonly pool: pg.Pool,
+    private readonly queryTimeoutMs: number
+  ) {}
 
   /**
    * Connects to `url` and applies pending migrations (under Kysely's advisory lock, so several
@@ -83,14 +117,26 @@ export class PostgresBookStore implements BookStore {
    * @throws the last connection error once the time is up, or a migration error at once.
    */
   static async open(url: string, options: PostgresOptions): Promise<PostgresBookStore> {
-    const pool = new pg.Pool({ connectionString: url, max: options.poolSize, connectionTimeoutMillis: 5000, types })
-    // An idle client losing its connection must not crash the process; the next query reconnects.
-    pool.on('error', () => {})
+    const pool = new pg.Pool({
+      connectionString: url, // ssl, sslmode, application_name, options… in the URL pass through and win
+      application_name: 'book-service',
+      max: options.poolSize,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
+      keepAlive: true, // TCP keep-alive, so a dead peer is noticed on an idle connection too
+      types
+    })
+    // A connection that fails while idle in the pool is discarded by the pool, which then emits
+    // 'error': without a listener that would crash the process. Log it and go on.
+    pool.on('error', (error) => options.onConnectionError?.(error))
+    // While a client is checked out (Kysely holds one for the whole migration) the pool does not
+    // listen for its errors; this listener keeps a connection lost mid-migration from crashing
+    // the process: the pending query rejects instead, and the pool discards the client on release.
+    pool.on('connect', (client) => client.on('error', () => {}))
     const deadline = Date.now() + options.startupTimeoutMs
     for (let delay = 250; ; delay = Math.min(delay * 2, 5000)) {
       try {
         await migrateToLatest(new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) }), 'postgres')
-        return new PostgresBookStore(pool)
+        return new PostgresBookStore(pool, options.queryTimeoutMs ?? QUERY_TIMEOUT_MS)
       } catch (error) {
         if (!isUnreachable(error) || Date.now() + delay > deadline) {
           await pool.end()
@@ -183,8 +229,13 @@ export class PostgresBookStore implements BookStore {
     await this.query('ping', 'SELECT 1', [])
   }
 
+  /**
+   * Drains the pool: waits for queries in flight, then closes every connection. Safe to call
+   * more than once (node-postgres throws on a second `end()`).
+   */
   async close(): Promise<void> {
-    await this.pool.end()
+    this.closed ??= this.pool.end()
+    await this.closed
   }
 
   /** Why a conditional write changed nothing: the book is gone, or its version moved on. */
@@ -199,7 +250,9 @@ export class PostgresBookStore implements BookStore {
    */
   private async query<Row extends pg.QueryResultRow>(name: string | undefined, text: string, values: unknown[]): Promise<Row[]> {
     try {
-      return (await this.pool.query<Row>({ name, text, values })).rows
+      // `query_timeout` per query is honoured by node-postgres but missing from @types/pg.
+      const query: pg.QueryConfig & { query_timeout: number } = { name, text, values, query_timeout: this.queryTimeoutMs }
+      return (await this.pool.query<Row>(query)).rows
     } catch (error) {
       if (isUnreachable(error)) throw new StorageUnavailableError('PostgreSQL is unreachable', { cause: error })
       throw error
