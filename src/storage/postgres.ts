@@ -1,11 +1,37 @@
 import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import type { Book, BookInput, BookPatch } from '../schemas/book.js'
-import { LIST_PAGE_SIZE, StorageUnavailableError, type BookStore } from './book-store.js'
+import {
+  LIST_PAGE_SIZE,
+  StorageUnavailableError,
+  type BookFilter,
+  type BookQuery,
+  type BookStore,
+  type VersionedBook
+} from './book-store.js'
+import { countStatement, listStatement } from './book-query-sql.js'
+import { foldText } from './fold.js'
 import { migrateToLatest } from './migrations.js'
 
 const INT8_OID = 20
 const COLUMNS = 'id, title, author, year'
+const VERSIONED = `${COLUMNS}, version`
+
+/** The SET clause of every update ($1..$5 = {@link patchValues}): absent fields keep; the version goes up. */
+const SET_PATCH = `title = COALESCE($1, title), title_folded = COALESCE($2, title_folded),
+  author = COALESCE($3, author), author_folded = COALESCE($4, author_folded),
+  year = COALESCE($5, year), version = version + 1`
+
+/** Patch values in the order of {@link SET_PATCH}: title, folded title, author, folded author, year. */
+function patchValues(patch: BookPatch): unknown[] {
+  return [
+    patch.title ?? null,
+    patch.title === undefined ? null : foldText(patch.title),
+    patch.author ?? null,
+    patch.author === undefined ? null : foldText(patch.author),
+    patch.year ?? null
+  ]
+}
 
 /** Parses BIGINT ids as numbers: ids are at most 2^53-1 (decisions: "Ids"). */
 const types = {
@@ -125,13 +151,19 @@ export class PostgresBookStore implements BookStore {
   async create(input: BookInput): Promise<Book> {
     const rows = await this.query<Book>(
       'book-insert',
-      `INSERT INTO books (title, author, year) VALUES ($1, $2, $3) RETURNING ${COLUMNS}`,
-      [input.title, input.author, input.year]
+      `INSERT INTO books (title, author, year, title_folded, author_folded) VALUES ($1, $2, $3, $4, $5)
+       RETURNING ${COLUMNS}`,
+      [input.title, input.author, input.year, foldText(input.title), foldText(input.author)]
     )
     return rows[0]!
   }
 
-  async *list(): AsyncIterable<Book> {
+  async *list(query?: BookQuery): AsyncIterable<Book> {
+    if (query) {
+      const { sql, parameters } = listStatement('postgres', query)
+      yield* await this.query<Book>(undefined, sql, [...parameters])
+      return
+    }
     let after = 0
     for (;;) {
       const page = await this.query<Book>(
@@ -145,19 +177,47 @@ export class PostgresBookStore implements BookStore {
     }
   }
 
-  async get(id: number): Promise<Book | undefined> {
-    const rows = await this.query<Book>('book-get', `SELECT ${COLUMNS} FROM books WHERE id = $1`, [id])
+  async count(filter: BookFilter): Promise<number> {
+    const { sql, parameters } = countStatement('postgres', filter)
+    const rows = await this.query<{ total: number }>(undefined, sql, [...parameters])
+    return rows[0]!.total
+  }
+
+  async get(id: number): Promise<VersionedBook | undefined> {
+    const rows = await this.query<VersionedBook>('book-get-versioned', `SELECT ${VERSIONED} FROM books WHERE id = $1`, [id])
     return rows[0]
   }
 
-  async update(id: number, patch: BookPatch): Promise<Book | undefined> {
-    const rows = await this.query<Book>(
-      'book-update',
-      `UPDATE books SET title = COALESCE($1, title), author = COALESCE($2, author), year = COALESCE($3, year)
-       WHERE id = $4 RETURNING ${COLUMNS}`,
-      [patch.title ?? null, patch.author ?? null, patch.year ?? null, id]
+  async update(id: number, patch: BookPatch): Promise<VersionedBook | undefined> {
+    const rows = await this.query<VersionedBook>(
+      'book-update-versioned',
+      `UPDATE books SET ${SET_PATCH} WHERE id = $6 RETURNING ${VERSIONED}`,
+      [...patchValues(patch), id]
     )
     return rows[0]
+  }
+
+  /**
+   * One `UPDATE … WHERE id = $6 AND version = $7`: PostgreSQL locks the row, and a concurrent
+   * update that committed first makes the condition false, so exactly one of two racing
+   * conditional updates of the same version succeeds.
+   */
+  async updateIfVersion(id: number, version: number, patch: BookPatch): Promise<VersionedBook | 'missing' | 'stale'> {
+    const rows = await this.query<VersionedBook>(
+      'book-update-if-version',
+      `UPDATE books SET ${SET_PATCH} WHERE id = $6 AND version = $7 RETURNING ${VERSIONED}`,
+      [...patchValues(patch), id, version]
+    )
+    return rows[0] ?? this.missingOrStale(id)
+  }
+
+  async deleteIfVersion(id: number, version: number): Promise<'deleted' | 'missing' | 'stale'> {
+    const rows = await this.query<{ id: number }>(
+      'book-delete-if-version',
+      'DELETE FROM books WHERE id = $1 AND version = $2 RETURNING id',
+      [id, version]
+    )
+    return rows.length > 0 ? 'deleted' : this.missingOrStale(id)
   }
 
   async delete(id: number): Promise<boolean> {
@@ -178,8 +238,17 @@ export class PostgresBookStore implements BookStore {
     await this.closed
   }
 
-  /** Runs one named (prepared per connection) statement; unreachable-database errors become 503s. */
-  private async query<Row extends pg.QueryResultRow>(name: string, text: string, values: unknown[]): Promise<Row[]> {
+  /** Why a conditional write changed nothing: the book is gone, or its version moved on. */
+  private async missingOrStale(id: number): Promise<'missing' | 'stale'> {
+    const rows = await this.query('book-exists', 'SELECT 1 FROM books WHERE id = $1', [id])
+    return rows.length > 0 ? 'stale' : 'missing'
+  }
+
+  /**
+   * Runs one statement, named (prepared per connection) when `name` is given; unreachable-database
+   * errors become 503s.
+   */
+  private async query<Row extends pg.QueryResultRow>(name: string | undefined, text: string, values: unknown[]): Promise<Row[]> {
     try {
       // `query_timeout` per query is honoured by node-postgres but missing from @types/pg.
       const query: pg.QueryConfig & { query_timeout: number } = { name, text, values, query_timeout: this.queryTimeoutMs }
