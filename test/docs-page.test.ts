@@ -18,6 +18,12 @@ if (skip) console.log(`# ${skip}`)
 /** Runs the operation shown in `block` ("Try it out" is on), optionally with a JSON body, and returns the answer. */
 async function execute(block: Locator, body?: unknown): Promise<{ status: number; body: { status: number; message: string; data: unknown } }> {
   if (!(await block.locator('button.execute').isVisible())) await block.locator('.opblock-summary-control').click()
+  // Clear the answer of an earlier run first, so the one read below is this run's, not a stale one.
+  const clear = block.locator('button.btn-clear')
+  if (await clear.isVisible()) {
+    await clear.click()
+    await block.locator('.live-responses-table').waitFor({ state: 'detached' })
+  }
   if (body !== undefined) await block.locator('textarea.body-param__text').fill(JSON.stringify(body))
   await block.locator('button.execute').click()
   const response = block.locator('.live-responses-table tr.response').first()
