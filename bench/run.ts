@@ -1,0 +1,192 @@
+/**
+ * `npm run bench [-- --quick]`: the benchmark of the book service against two baselines measured
+ * in the same run (a bare `node:http` ceiling and a naive durable-write floor), on loopback only.
+ * Everything it starts, it stops. Full mode writes `docs/benchmarks.md` (between its result
+ * markers) and `bench/results/latest.json`; quick mode (under a minute) writes
+ * `bench/results/quick.json` and prints the table. Expects `npm run build` done (the npm script
+ * runs it first).
+ */
+import { tmpdir } from 'node:os'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { createSigner } from 'fast-jwt'
+import { measure, type Load, type Measurement } from './load.js'
+import { startBaseline, startService, type Target } from './processes.js'
+import { writeReport, type Row } from './report.js'
+import { createPostgresDatabase, seedPostgres, seedSqlite, seededBook } from './seed.js'
+
+const { values: flags } = parseArgs({ options: { quick: { type: 'boolean', default: false } } })
+const quick = flags.quick
+const CONNECTIONS = 50
+const DURATION = quick ? 2 : 10
+const WARMUP = quick ? 1 : 3
+
+const SECRET = 'bench-secret-0123456789-abcdefghijklmnopqrstuvwxyz'
+const token = createSigner({ key: SECRET, algorithm: 'HS256', expiresIn: 3_600_000 })({ sub: 'bench' })
+const auth = { authorization: `Bearer ${token}` }
+
+const directory = mkdtempSync(join(tmpdir(), 'book-bench-'))
+const rows: Row[] = []
+const started: Target[] = []
+const notes: string[] = []
+
+const randomId = (count: number) => 1 + Math.floor(Math.random() * count)
+const newBook = JSON.stringify(seededBook(424242))
+
+/** The scenario loads of the service, over a data set of `count` books (ids 1..count). */
+const loads = {
+  get: (count: number): Load => ({
+    request: () => ({ method: 'GET', path: `/book/${randomId(count)}` }),
+    headers: auth, connections: CONNECTIONS, duration: DURATION, warmup: WARMUP
+  }),
+  list: (): Load => ({
+    request: () => ({ method: 'GET', path: '/books' }),
+    headers: auth, connections: CONNECTIONS, duration: DURATION, warmup: WARMUP
+  }),
+  post: (): Load => ({
+    request: () => ({ method: 'POST', path: '/book', body: newBook }),
+    headers: auth, connections: CONNECTIONS, duration: DURATION, warmup: WARMUP
+  }),
+  put: (count: number): Load => ({
+    request: () => ({ method: 'PUT', path: `/book/${randomId(count)}`, body: '{"title":"Retitled in place"}' }),
+    headers: auth, connections: CONNECTIONS, duration: DURATION, warmup: WARMUP
+  }),
+  mixed: (count: number): Load => ({
+    request: () =>
+      Math.random() < 0.8
+        ? { method: 'GET', path: `/book/${randomId(count)}` }
+        : { method: 'POST', path: '/book', body: newBook },
+    headers: auth, connections: CONNECTIONS, duration: DURATION, warmup: WARMUP
+  })
+}
+
+function record(scenario: string, target: Target, baseline: 'ceiling' | 'floor' | undefined, m: Measurement): void {
+  const reference = baseline && rows.find((row) => row.scenario === baseline)
+  const row: Row = { scenario, target: target.name, baseline, ...m, ratio: reference ? m.rps / reference.rps : undefined }
+  rows.push(row)
+  const ratio = row.ratio === undefined ? '' : ` ratio ${row.ratio.toFixed(2)}× ${baseline}`
+  console.log(
+    `${scenario.padEnd(28)} ${String(m.rps).padStart(7)} req/s  p50 ${m.p50_ms} ms  p99 ${m.p99_ms} ms  max ${m.max_ms} ms  ` +
+      `errors ${m.errors}  rss ${m.rss_mb} MB (+${m.rss_growth_mb})${ratio}`
+  )
+}
+
+async function run(target: Target, scenario: string, baseline: 'ceiling' | 'floor' | undefined, load: Load) {
+  record(scenario, target, baseline, await measure(target, load))
+}
+
+async function stop(target: Target): Promise<void> {
+  const code = await target.stop()
+  started.splice(started.indexOf(target), 1)
+  if (code !== 0) notes.push(`${target.name} exited with ${code} on SIGTERM`)
+}
+
+/** Starts the service on `databaseUrl`, ready when an authenticated GET /book/1 answers 200. */
+async function service(databaseUrl: string, name: string, dataDirectory: string): Promise<Target> {
+  const target = await startService({
+    directory: dataDirectory, databaseUrl, secret: SECRET, name, readyPath: '/book/1', readyHeaders: auth
+  })
+  started.push(target)
+  return target
+}
+
+async function sqliteDataSet(count: number): Promise<{ url: string; dir: string }> {
+  const dir = mkdtempSync(join(directory, `sqlite-${count}-`))
+  const url = join(dir, 'books.db')
+  await seedSqlite(url, count)
+  return { url, dir }
+}
+
+async function main(): Promise<void> {
+  console.log(`book-service benchmark (${quick ? 'quick' : 'full'}): ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s per scenario`)
+
+  // Baselines, in this run, on this machine.
+  const ceiling = await startBaseline('ceiling', directory)
+  started.push(ceiling)
+  await run(ceiling, 'ceiling', undefined, { ...loads.get(1000), headers: {} })
+  await stop(ceiling)
+  const floor = await startBaseline('floor', directory)
+  started.push(floor)
+  await run(floor, 'floor', undefined, loads.post())
+  await stop(floor)
+
+  // SQLite: 1,000 books for the single-book reads and the writes.
+  let set = await sqliteDataSet(1000)
+  let sqlite = await service(set.url, 'service (SQLite)', set.dir)
+  const coldStartMs = Math.round(sqlite.startMs)
+  console.log(`cold start (spawn → first authenticated 200): ${coldStartMs} ms`)
+  await run(sqlite, 'sqlite get-book', 'ceiling', loads.get(1000))
+  await run(sqlite, 'sqlite put-book', 'floor', loads.put(1000))
+  await run(sqlite, 'sqlite post-book', 'floor', loads.post())
+  await run(sqlite, 'sqlite mixed-80-20', 'floor', loads.mixed(1000))
+  await stop(sqlite)
+
+  for (const count of [100, 10_000]) {
+    set = await sqliteDataSet(count)
+    sqlite = await service(set.url, 'service (SQLite)', set.dir)
+    await run(sqlite, `sqlite list-${count}`, 'ceiling', loads.list())
+    await stop(sqlite)
+  }
+
+  if (!quick) {
+    const seeding = performance.now()
+    set = await sqliteDataSet(1_000_000)
+    console.log(`seeded 1,000,000 books in ${Math.round(performance.now() - seeding)} ms`)
+    sqlite = await service(set.url, 'service (SQLite)', set.dir)
+    // Each response is ~75 MB of JSON: a fixed number of whole lists, a few at a time.
+    await run(sqlite, 'sqlite list-1000000', 'ceiling', {
+      ...loads.list(), connections: 4, amount: 8, warmup: 0, timeout: 120
+    })
+    await stop(sqlite)
+  }
+
+  // PostgreSQL, when a server is reachable and the service accepts a postgres URL.
+  const database = await createPostgresDatabase()
+  if ('skip' in database) {
+    console.log(`PostgreSQL scenarios skipped: ${database.skip}`)
+    notes.push(`PostgreSQL scenarios skipped: ${database.skip}`)
+  } else {
+    try {
+      const dir = mkdtempSync(join(directory, 'postgres-'))
+      let postgres: Target | undefined
+      try {
+        postgres = await startService({ directory: dir, databaseUrl: database.url, secret: SECRET, name: 'service (PostgreSQL)' })
+        started.push(postgres)
+      } catch (error) {
+        const reason = `the service did not start on PostgreSQL (${(error as Error).message.split('\n')[0]})`
+        console.log(`PostgreSQL scenarios skipped: ${reason}`)
+        notes.push(`PostgreSQL scenarios skipped: ${reason}`)
+      }
+      if (postgres) {
+        await seedPostgres(database.url, 1000)
+        await run(postgres, 'postgres get-book', 'ceiling', loads.get(1000))
+        await run(postgres, 'postgres put-book', 'floor', loads.put(1000))
+        await run(postgres, 'postgres post-book', 'floor', loads.post())
+        await run(postgres, 'postgres mixed-80-20', 'floor', loads.mixed(1000))
+        for (const count of [100, 10_000]) {
+          await seedPostgres(database.url, count)
+          await run(postgres, `postgres list-${count}`, 'ceiling', loads.list())
+        }
+        await stop(postgres)
+      }
+    } finally {
+      await database.drop()
+    }
+  }
+
+  const file = writeReport({ quick, rows, coldStartMs, notes, connections: CONNECTIONS, duration: DURATION, warmup: WARMUP })
+  console.log(`written: ${file.join(', ')}`)
+  const failed = rows.filter((row) => row.errors > 0)
+  if (failed.length > 0) {
+    console.error(`errors in: ${failed.map((row) => row.scenario).join(', ')}`)
+    process.exitCode = 1
+  }
+}
+
+try {
+  await main()
+} finally {
+  for (const target of [...started]) await target.stop()
+  rmSync(directory, { recursive: true, force: true })
+}
