@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Type from 'typebox'
-import { JSON_CONTENT_TYPE, listBody } from './book-list.js'
+import { JSON_CONTENT_TYPE, sharedList } from './book-list.js'
 import { EmptyEnvelope, ErrorEnvelope, HttpError, Messages, envelope } from './envelope.js'
 import { Book, BookInput, BookParams, BookPatch } from './schemas/book.js'
 import type { BookStore } from './storage/book-store.js'
@@ -60,9 +60,10 @@ export async function booksRoutes(app: FastifyInstance, options: BooksOptions): 
     }
   )
 
-  // The schema still describes the response; the body is made by listBody, streamed when long.
+  // The schema still describes the response; the body is made by sharedList, streamed when long.
+  const listBody = sharedList(() => store.list())
   app.get('/books', { schema: { response: { 200: envelope(Type.Array(Book)), ...errors } } }, async (_request, reply) => {
-    const body = await listBody(store.list())
+    const body = await listBody()
     return reply.type(JSON_CONTENT_TYPE).send(body)
   })
 

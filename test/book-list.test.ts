@@ -41,3 +41,22 @@ describeEachEngine('GET /books body is the envelope byte for byte', ({ withFresh
     })
   }
 })
+
+describeEachEngine('GET /books shared by concurrent requests', ({ withFreshApp }) => {
+  test('concurrent lists each get the whole envelope, and see every write acknowledged before they came', async () => {
+    await withFreshApp(async (app) => {
+      const books = await createBooks(app, 1200)
+      const first = await Promise.all([1, 2, 3].map(() => app.inject({ url: '/books', headers: auth })))
+      const expected = JSON.stringify({ status: 200, message: 'Books retrieved successfully', data: books })
+      for (const response of first) assert.equal(response.body, expected)
+
+      // A list in flight while a book is created, then a list asked after the 201.
+      const during = app.inject({ url: '/books', headers: auth })
+      const [added] = await createBooks(app, 1)
+      const after = await app.inject({ url: '/books', headers: auth })
+      assert.deepEqual(after.json().data.at(-1), added)
+      assert.equal(after.json().data.length, 1201)
+      assert.ok([1200, 1201].includes((await during).json().data.length))
+    })
+  })
+})
