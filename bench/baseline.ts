@@ -4,14 +4,18 @@
  *
  * - `ceiling`: answers every request with one constant, pre-serialized book envelope. Nothing a
  *   real service does (routing, auth, storage, logging) can be faster than this on this machine.
+ * - `list-<n>`: answers every request with the pre-serialized GET /books envelope of the n
+ *   seeded books (`seededBook`): the ceiling of listing n books here, mostly the load generator's
+ *   cost of reading that many bytes.
  * - `floor`: inserts each request's book with better-sqlite3 in its own transaction, WAL journal,
  *   `synchronous=FULL` (one fsync per request), then answers 201: the naive durable write.
  *
- * Usage: `node --import tsx bench/baseline.ts <ceiling|floor> <port> [database file]`.
+ * Usage: `node --import tsx bench/baseline.ts <ceiling|list-<n>|floor> <port> [database file]`.
  * Prints `listening` on stdout once it accepts connections; stops on SIGTERM.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import Database from 'better-sqlite3'
+import { seededBook } from './seeded-book.js'
 
 const [kind, portText, databaseFile] = process.argv.slice(2)
 const port = Number(portText)
@@ -27,6 +31,14 @@ const CONSTANT = JSON.stringify({
 
 function ceiling(_request: IncomingMessage, response: ServerResponse): void {
   response.writeHead(200, HEADERS).end(CONSTANT)
+}
+
+function listCeiling(count: number): (request: IncomingMessage, response: ServerResponse) => void {
+  const data = Array.from({ length: count }, (_, index) => ({ id: index + 1, ...seededBook(index + 1) }))
+  const body = Buffer.from(JSON.stringify({ status: 200, message: 'Books retrieved successfully', data }))
+  return (_request, response) => {
+    response.writeHead(200, HEADERS).end(body)
+  }
 }
 
 function floor(): (request: IncomingMessage, response: ServerResponse) => void {
@@ -59,9 +71,13 @@ function floor(): (request: IncomingMessage, response: ServerResponse) => void {
   }
 }
 
-const handler = kind === 'ceiling' ? ceiling : kind === 'floor' ? floor() : undefined
+const handler =
+  kind === 'ceiling' ? ceiling
+    : kind === 'floor' ? floor()
+      : kind?.startsWith('list-') ? listCeiling(Number(kind.slice(5)))
+        : undefined
 if (!handler || !Number.isInteger(port)) {
-  process.stderr.write('usage: baseline.ts <ceiling|floor> <port> [database file]\n')
+  process.stderr.write('usage: baseline.ts <ceiling|list-<n>|floor> <port> [database file]\n')
   process.exit(2)
 }
 const server = createServer({ keepAliveTimeout: 60_000 }, handler)

@@ -100,8 +100,8 @@ async function startProcess(options: {
   }
 }
 
-/** Starts a baseline server (`bench/baseline.ts`) of `kind` in `directory`. */
-export async function startBaseline(kind: 'ceiling' | 'floor', directory: string): Promise<Target> {
+/** Starts a baseline server (`bench/baseline.ts`) of `kind` (`ceiling`, `list-<n>`, `floor`) in `directory`. */
+export async function startBaseline(kind: string, directory: string): Promise<Target> {
   const port = await freePort()
   return startProcess({
     name: kind,
@@ -125,11 +125,13 @@ export async function startService(options: {
   readyPath?: string
   readyHeaders?: Record<string, string>
   name?: string
+  /** Extra `node` options, e.g. `--cpu-prof`. */
+  nodeOptions?: string[]
 }): Promise<Target> {
   const port = await freePort()
   return startProcess({
     name: options.name ?? 'service',
-    args: [SERVER_ENTRY],
+    args: [...(options.nodeOptions ?? []), SERVER_ENTRY],
     env: {
       HOST: '127.0.0.1',
       PORT: String(port),

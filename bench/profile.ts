@@ -1,17 +1,16 @@
 /**
  * `node --import tsx bench/profile.ts <get|post|list> [seconds]`: starts `node --cpu-prof
  * dist/server.js` on a seeded SQLite database (1,000 books; 10,000 for `list`), loads one
- * scenario for `seconds` (default 8) with 50 connections, stops the service and prints the
+ * scenario for `seconds` (default 8) with 50 connections, stops the service (its log is in the same folder) and prints the
  * hottest functions of the CPU profile (self time), plus the path of the `.cpuprofile` file
  * (open it in Chrome DevTools or speedscope for the full picture).
  */
-import { spawn } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
 import { createSigner } from 'fast-jwt'
-import { freePort, SERVER_ENTRY } from './processes.js'
+import { startService } from './processes.js'
 import { seedSqlite, seededBook } from './seed.js'
 
 interface ProfileNode {
@@ -26,20 +25,13 @@ const token = createSigner({ key: secret, algorithm: 'HS256', expiresIn: 3_600_0
 const directory = mkdtempSync(join(tmpdir(), 'book-profile-'))
 const count = scenario === 'list' ? 10_000 : 1000
 await seedSqlite(join(directory, 'books.db'), count)
-const port = await freePort()
-const child = spawn(process.execPath, ['--cpu-prof', '--cpu-prof-dir', directory, SERVER_ENTRY], {
-  env: {
-    PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), DATABASE_URL: join(directory, 'books.db'),
-    SECRET_TOKEN: secret, AUTH_PASSWORD: 'bench-password', LOG_LEVEL: 'info'
-  },
-  stdio: ['ignore', 'ignore', 'inherit']
+const service = await startService({
+  directory, databaseUrl: join(directory, 'books.db'), secret, nodeOptions: ['--cpu-prof', '--cpu-prof-dir', directory]
 })
-const exited = new Promise((resolve) => child.once('exit', resolve))
-await new Promise((resolve) => setTimeout(resolve, 1000))
 const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
 const book = JSON.stringify(seededBook(7))
 const result = await autocannon({
-  url: `http://127.0.0.1:${port}`,
+  url: service.url,
   connections: 50,
   duration: Number(secondsText),
   headers,
@@ -55,9 +47,8 @@ const result = await autocannon({
     })
   }]
 })
-console.log(`${scenario}: ${Math.round(result.requests.total / result.duration)} req/s, p99 ${result.latency.p99} ms, non-2xx ${result.non2xx}, errors ${result.errors}`)
-child.kill('SIGTERM')
-await exited
+console.log(`${scenario}: ${Math.round(result.requests.total / result.duration)} req/s, p99 ${result.latency.p99} ms, non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts}, resets ${result.resets}`)
+await service.stop()
 const file = readdirSync(directory).find((name) => name.endsWith('.cpuprofile'))!
 const profile = JSON.parse(readFileSync(join(directory, file), 'utf8')) as { nodes: ProfileNode[] }
 const total = profile.nodes.reduce((sum, node) => sum + node.hitCount, 0)

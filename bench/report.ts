@@ -6,7 +6,7 @@ import type { Measurement } from './load.js'
 export interface Row extends Measurement {
   scenario: string
   target: string
-  baseline: 'ceiling' | 'floor' | undefined
+  baseline: string | undefined
   /** requests/s of the scenario ÷ requests/s of its baseline. */
   ratio: number | undefined
 }

@@ -61,7 +61,7 @@ const loads = {
   })
 }
 
-function record(scenario: string, target: Target, baseline: 'ceiling' | 'floor' | undefined, m: Measurement): void {
+function record(scenario: string, target: Target, baseline: string | undefined, m: Measurement): void {
   const reference = baseline && rows.find((row) => row.scenario === baseline)
   const row: Row = { scenario, target: target.name, baseline, ...m, ratio: reference ? m.rps / reference.rps : undefined }
   rows.push(row)
@@ -72,7 +72,7 @@ function record(scenario: string, target: Target, baseline: 'ceiling' | 'floor' 
   )
 }
 
-async function run(target: Target, scenario: string, baseline: 'ceiling' | 'floor' | undefined, load: Load) {
+async function run(target: Target, scenario: string, baseline: string | undefined, load: Load) {
   record(scenario, target, baseline, await measure(target, load))
 }
 
@@ -106,6 +106,12 @@ async function main(): Promise<void> {
   started.push(ceiling)
   await run(ceiling, 'ceiling', undefined, { ...loads.get(1000), headers: {} })
   await stop(ceiling)
+  for (const count of [100, 10_000]) {
+    const listCeiling = await startBaseline(`list-${count}`, directory)
+    started.push(listCeiling)
+    await run(listCeiling, `ceiling list-${count}`, undefined, { ...loads.list(), headers: {} })
+    await stop(listCeiling)
+  }
   const floor = await startBaseline('floor', directory)
   started.push(floor)
   await run(floor, 'floor', undefined, loads.post())
@@ -125,7 +131,7 @@ async function main(): Promise<void> {
   for (const count of [100, 10_000]) {
     set = await sqliteDataSet(count)
     sqlite = await service(set.url, 'service (SQLite)', set.dir)
-    await run(sqlite, `sqlite list-${count}`, 'ceiling', loads.list())
+    await run(sqlite, `sqlite list-${count}`, `ceiling list-${count}`, loads.list())
     await stop(sqlite)
   }
 
@@ -135,7 +141,7 @@ async function main(): Promise<void> {
     console.log(`seeded 1,000,000 books in ${Math.round(performance.now() - seeding)} ms`)
     sqlite = await service(set.url, 'service (SQLite)', set.dir)
     // Each response is ~75 MB of JSON: a fixed number of whole lists, a few at a time.
-    await run(sqlite, 'sqlite list-1000000', 'ceiling', {
+    await run(sqlite, 'sqlite list-1000000', undefined, {
       ...loads.list(), connections: 4, amount: 8, warmup: 0, timeout: 120
     })
     await stop(sqlite)
@@ -166,7 +172,7 @@ async function main(): Promise<void> {
         await run(postgres, 'postgres mixed-80-20', 'floor', loads.mixed(1000))
         for (const count of [100, 10_000]) {
           await seedPostgres(database.url, count)
-          await run(postgres, `postgres list-${count}`, 'ceiling', loads.list())
+          await run(postgres, `postgres list-${count}`, `ceiling list-${count}`, loads.list())
         }
         await stop(postgres)
       }

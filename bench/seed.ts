@@ -1,11 +1,9 @@
 import Database from 'better-sqlite3'
 import pg from 'pg'
 import { SqliteBookStore } from '../src/storage/sqlite.js'
+import { seededBook } from './seeded-book.js'
 
-/** The book number `i` of a seeded data set: titles and authors of realistic length. */
-export function seededBook(i: number): { title: string; author: string; year: number } {
-  return { title: `The collected works, volume ${i}`, author: `Author number ${i % 997}`, year: 1800 + (i % 225) }
-}
+export { seededBook }
 
 /**
  * Creates the SQLite database at `path` with the service's own migrations (the same code the

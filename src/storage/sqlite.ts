@@ -14,6 +14,9 @@ interface WriteJob {
 
 const COLUMNS = 'id, title, author, year'
 
+/** A books row in raw mode: the {@link COLUMNS} in order. */
+type BookRow = [id: number, title: string, author: string, year: number]
+
 /**
  * The embedded SQLite {@link BookStore} (better-sqlite3): WAL journal with `synchronous=FULL`,
  * `AUTOINCREMENT` ids, prepared statements.
@@ -31,7 +34,10 @@ export class SqliteBookStore implements BookStore {
       insert: db.prepare<[string, string, number], Book>(
         `INSERT INTO books (title, author, year) VALUES (?, ?, ?) RETURNING ${COLUMNS}`
       ),
-      page: db.prepare<[number, number], Book>(`SELECT ${COLUMNS} FROM books WHERE id > ? ORDER BY id LIMIT ?`),
+      // Rows as arrays (made into Books in JavaScript): about twice as fast as native row objects.
+      page: db
+        .prepare<[number, number], BookRow>(`SELECT ${COLUMNS} FROM books WHERE id > ? ORDER BY id LIMIT ?`)
+        .raw(true),
       get: db.prepare<[number], Book>(`SELECT ${COLUMNS} FROM books WHERE id = ?`),
       update: db.prepare<[string | null, string | null, number | null, number], Book>(
         `UPDATE books SET title = COALESCE(?, title), author = COALESCE(?, author), year = COALESCE(?, year)
@@ -75,10 +81,10 @@ export class SqliteBookStore implements BookStore {
   async *list(): AsyncIterable<Book> {
     let after = 0
     for (;;) {
-      const page = this.statements.page.all(after, LIST_PAGE_SIZE)
-      yield* page
-      if (page.length < LIST_PAGE_SIZE) return
-      after = page[page.length - 1]!.id
+      const rows = this.statements.page.all(after, LIST_PAGE_SIZE) as unknown as BookRow[]
+      for (const [id, title, author, year] of rows) yield { id, title, author, year }
+      if (rows.length < LIST_PAGE_SIZE) return
+      after = rows[rows.length - 1]![0]
     }
   }
 
