@@ -66,8 +66,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   app.setErrorHandler(errorHandler)
   app.setNotFoundHandler(notFoundHandler)
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
+    done()
   })
   app.addHook('onClose', async () => store.close())
 

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Type from 'typebox'
+import type { AuthHook } from './auth.js'
 import { JSON_CONTENT_TYPE, sharedList } from './book-list.js'
 import { EmptyEnvelope, ErrorEnvelope, HttpError, Messages, envelope } from './envelope.js'
 import { Book, BookInput, BookParams, BookPatch } from './schemas/book.js'
@@ -10,7 +11,7 @@ import type { BookStore } from './storage/book-store.js'
 export interface BooksOptions {
   store: BookStore
   /** The `onRequest` hook that authenticates; undefined when `AUTH_ENABLED=false`. */
-  authenticate?: (request: FastifyRequest) => Promise<void>
+  authenticate?: AuthHook
 }
 
 /**

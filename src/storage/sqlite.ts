@@ -8,9 +8,14 @@ import { migrateToLatest } from './migrations.js'
 
 interface WriteJob {
   run: () => unknown
+  /** Brings the read cache in line with the write's result; runs only once it is committed. */
+  committed: (value: never) => void
   resolve: (value: never) => void
   reject: (error: unknown) => void
 }
+
+/** Most books kept in the read cache of {@link SqliteBookStore.get}. */
+const CACHED_BOOKS = 10_000
 
 const COLUMNS = 'id, title, author, year'
 
@@ -24,9 +29,14 @@ type BookRow = [id: number, title: string, author: string, year: number]
  * Writes use group commit: the writes that arrive within one event-loop turn run in one
  * transaction (each in its own savepoint) and share one fsync; each promise resolves only after
  * that commit returned, so no write is acknowledged before it is on disk.
+ *
+ * Single books read by id are cached (up to 10,000, oldest dropped first). The store is the only
+ * writer of its file (one service process per SQLite database), and every committed write
+ * updates or drops its book in the cache before anyone can read again, so the cache is never stale.
  */
 export class SqliteBookStore implements BookStore {
   private queue: WriteJob[] = []
+  private readonly cache = new Map<number, Book>()
   private readonly statements
 
   private constructor(private readonly db: Database.Database) {
@@ -75,7 +85,7 @@ export class SqliteBookStore implements BookStore {
   }
 
   create(input: BookInput): Promise<Book> {
-    return this.write(() => this.statements.insert.get(input.title, input.author, input.year) as Book)
+    return this.write(() => this.statements.insert.get(input.title, input.author, input.year) as Book, () => {})
   }
 
   async *list(): AsyncIterable<Book> {
@@ -89,17 +99,22 @@ export class SqliteBookStore implements BookStore {
   }
 
   async get(id: number): Promise<Book | undefined> {
-    return this.statements.get.get(id)
+    const cached = this.cache.get(id)
+    if (cached !== undefined) return cached
+    const book = this.statements.get.get(id)
+    if (book !== undefined) this.remember(book)
+    return book
   }
 
   update(id: number, patch: BookPatch): Promise<Book | undefined> {
-    return this.write(() =>
-      this.statements.update.get(patch.title ?? null, patch.author ?? null, patch.year ?? null, id)
+    return this.write(
+      () => this.statements.update.get(patch.title ?? null, patch.author ?? null, patch.year ?? null, id),
+      (book) => (book === undefined ? this.cache.delete(id) : this.cache.has(id) && this.cache.set(id, book))
     )
   }
 
   delete(id: number): Promise<boolean> {
-    return this.write(() => this.statements.delete.run(id).changes > 0)
+    return this.write(() => this.statements.delete.run(id).changes > 0, () => this.cache.delete(id))
   }
 
   async ping(): Promise<void> {
@@ -111,10 +126,19 @@ export class SqliteBookStore implements BookStore {
     this.db.close()
   }
 
-  /** Queues a write for the next group commit; resolves with its result once committed. */
-  private write<T>(run: () => T): Promise<T> {
+  /** Adds a book read from the file to the read cache, dropping the oldest entry when full. */
+  private remember(book: Book): void {
+    if (this.cache.size >= CACHED_BOOKS) this.cache.delete(this.cache.keys().next().value!)
+    this.cache.set(book.id, book)
+  }
+
+  /**
+   * Queues a write for the next group commit; resolves with its result once committed, after
+   * `committed(result)` has updated the read cache.
+   */
+  private write<T>(run: () => T, committed: (value: T) => unknown): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ run, resolve: resolve as (value: never) => void, reject })
+      this.queue.push({ run, committed: committed as (value: never) => void, resolve: resolve as (value: never) => void, reject })
       if (this.queue.length === 1) setImmediate(() => this.flush())
     })
   }
@@ -142,8 +166,10 @@ export class SqliteBookStore implements BookStore {
     }
     batch.forEach((job, index) => {
       const outcome = outcomes[index]!
-      if (outcome.ok) job.resolve(outcome.value as never)
-      else job.reject(outcome.error)
+      if (outcome.ok) {
+        job.committed(outcome.value as never)
+        job.resolve(outcome.value as never)
+      } else job.reject(outcome.error)
     })
   }
 }
