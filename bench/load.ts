@@ -1,5 +1,5 @@
 import autocannon from 'autocannon'
-import { residentBytes, sampleResident, type Target } from './processes.js'
+import { cpuMilliseconds, residentBytes, sampleResident, type Target } from './processes.js'
 
 /** How a scenario loads its target. */
 export interface Load {
@@ -31,6 +31,8 @@ export interface Measurement {
   rss_mb: number
   /** Peak RSS minus the RSS just before the warm-up, in MB. */
   rss_growth_mb: number
+  /** CPU time the target used per request during the measured run, in microseconds. */
+  cpu_us: number
 }
 
 const MB = 1024 * 1024
@@ -60,7 +62,9 @@ export async function measure(target: Target, load: Load): Promise<Measurement> 
   if (load.warmup > 0) {
     await fire(target, load, load.warmup, load.amount === undefined ? undefined : Math.min(load.connections, load.amount))
   }
+  const cpuBefore = cpuMilliseconds(target.child.pid!)
   const result = await fire(target, load, load.duration, load.amount)
+  const cpu = cpuMilliseconds(target.child.pid!) - cpuBefore
   const peak = sampler.stop()
   const seconds = result.duration > 0 ? result.duration : load.duration
   return {
@@ -72,6 +76,7 @@ export async function measure(target: Target, load: Load): Promise<Measurement> 
     non2xx: result.non2xx,
     requests: result.requests.total,
     rss_mb: round(peak / MB),
-    rss_growth_mb: round((peak - before) / MB)
+    rss_growth_mb: round((peak - before) / MB),
+    cpu_us: result.requests.total > 0 ? Math.round((cpu * 1000) / result.requests.total) : 0
   }
 }

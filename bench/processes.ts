@@ -157,6 +157,18 @@ export function residentBytes(pid: number): number {
   }
 }
 
+/** CPU time (user + system) used so far by process `pid`, in milliseconds (Linux `/proc`; 0 elsewhere). */
+export function cpuMilliseconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    // Fields 14 and 15 of stat(5) (utime, stime), in clock ticks of 1/100 s on Linux.
+    return (Number(fields[11]) + Number(fields[12])) * 10
+  } catch {
+    return 0
+  }
+}
+
 /** Polls the RSS of `pid` every 20 ms until `stop()`, which returns the peak seen (bytes). */
 export function sampleResident(pid: number): { stop(): number } {
   let peak = residentBytes(pid)

@@ -3,7 +3,8 @@
  * in the same run (a bare `node:http` ceiling and a naive durable-write floor), on loopback only.
  * Everything it starts, it stops. Full mode writes `docs/benchmarks.md` (between its result
  * markers) and `bench/results/latest.json`; quick mode (under a minute) writes
- * `bench/results/quick.json` and prints the table. Expects `npm run build` done (the npm script
+ * `bench/results/quick.json` and prints the table; `--only <regexp>` runs the matching service
+ * scenarios (and the baselines) and writes nothing. Expects `npm run build` done (the npm script
  * runs it first).
  */
 import { tmpdir } from 'node:os'
@@ -16,8 +17,13 @@ import { startBaseline, startService, type Target } from './processes.js'
 import { writeReport, type Row } from './report.js'
 import { createPostgresDatabase, seedPostgres, seedSqlite, seededBook } from './seed.js'
 
-const { values: flags } = parseArgs({ options: { quick: { type: 'boolean', default: false } } })
+const { values: flags } = parseArgs({
+  options: { quick: { type: 'boolean', default: false }, only: { type: 'string' } }
+})
 const quick = flags.quick
+/** `--only <regexp>`: run only the service scenarios whose name matches (baselines always run). */
+const only = flags.only === undefined ? undefined : new RegExp(flags.only)
+const wanted = (scenario: string) => only === undefined || only.test(scenario)
 const CONNECTIONS = 50
 const DURATION = quick ? 2 : 10
 const WARMUP = quick ? 1 : 3
@@ -68,11 +74,12 @@ function record(scenario: string, target: Target, baseline: string | undefined, 
   const ratio = row.ratio === undefined ? '' : ` ratio ${row.ratio.toFixed(2)}× ${baseline}`
   console.log(
     `${scenario.padEnd(28)} ${String(m.rps).padStart(7)} req/s  p50 ${m.p50_ms} ms  p99 ${m.p99_ms} ms  max ${m.max_ms} ms  ` +
-      `errors ${m.errors}  rss ${m.rss_mb} MB (+${m.rss_growth_mb})${ratio}`
+      `errors ${m.errors}  rss ${m.rss_mb} MB (+${m.rss_growth_mb})  cpu ${m.cpu_us} µs/req${ratio}`
   )
 }
 
 async function run(target: Target, scenario: string, baseline: string | undefined, load: Load) {
+  if (target.name.startsWith('service') && !wanted(scenario)) return
   record(scenario, target, baseline, await measure(target, load))
 }
 
@@ -135,7 +142,7 @@ async function main(): Promise<void> {
     await stop(sqlite)
   }
 
-  if (!quick) {
+  if (!quick && wanted('sqlite list-1000000')) {
     const seeding = performance.now()
     set = await sqliteDataSet(1_000_000)
     console.log(`seeded 1,000,000 books in ${Math.round(performance.now() - seeding)} ms`)
@@ -148,7 +155,7 @@ async function main(): Promise<void> {
   }
 
   // PostgreSQL, when a server is reachable and the service accepts a postgres URL.
-  const database = await createPostgresDatabase()
+  const database = wanted('postgres') ? await createPostgresDatabase() : { skip: 'not selected by --only' }
   if ('skip' in database) {
     console.log(`PostgreSQL scenarios skipped: ${database.skip}`)
     notes.push(`PostgreSQL scenarios skipped: ${database.skip}`)
@@ -181,6 +188,10 @@ async function main(): Promise<void> {
     }
   }
 
+  if (only !== undefined) {
+    console.log('--only: partial run, no results written')
+    return
+  }
   const file = writeReport({ quick, rows, coldStartMs, notes, connections: CONNECTIONS, duration: DURATION, warmup: WARMUP })
   console.log(`written: ${file.join(', ')}`)
   const failed = rows.filter((row) => row.errors > 0)
