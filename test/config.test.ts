@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, test } from 'node:test'
+import { ConfigError, loadConfig } from '../src/config.js'
+import { SERVER_ENTRY, removeDirectory, temporaryDirectory } from './support/server.js'
+
+describe('configuration', () => {
+  test('defaults when nothing is set', () => {
+    const config = loadConfig({}, false)
+    assert.equal(config.PORT, 8080)
+    assert.equal(config.HOST, '0.0.0.0')
+    assert.equal(config.DATABASE_URL, './data/books.db')
+    assert.equal(config.AUTH_ENABLED, true)
+    assert.equal(config.AUTH_USERNAME, 'admin')
+    assert.equal(config.TOKEN_TTL, 3600)
+    assert.equal(config.LOG_LEVEL, 'info')
+    assert.equal(config.SECRET_TOKEN, undefined)
+    assert.equal(config.AUTH_PASSWORD, undefined)
+  })
+
+  test('reads and converts values; an empty value means unset', () => {
+    const config = loadConfig({ PORT: '9000', AUTH_ENABLED: 'false', TOKEN_TTL: '60', SECRET_TOKEN: 's', LOG_LEVEL: 'debug', HOST: '' }, false)
+    assert.equal(config.PORT, 9000)
+    assert.equal(config.AUTH_ENABLED, false)
+    assert.equal(config.TOKEN_TTL, 60)
+    assert.equal(config.SECRET_TOKEN, 's')
+    assert.equal(config.LOG_LEVEL, 'debug')
+    assert.equal(config.HOST, '0.0.0.0')
+  })
+
+  const bad: Array<[Record<string, string>, string]> = [
+    [{ PORT: 'eighty' }, 'Invalid configuration: PORT must be an integer from 0 to 65535 (got "eighty")'],
+    [{ PORT: '70000' }, 'Invalid configuration: PORT must be an integer from 0 to 65535 (got "70000")'],
+    [{ AUTH_ENABLED: 'maybe' }, 'Invalid configuration: AUTH_ENABLED must be true or false (got "maybe")'],
+    [{ TOKEN_TTL: '0' }, 'Invalid configuration: TOKEN_TTL must be an integer number of seconds from 1 to 31536000 (got "0")'],
+    [{ LOG_LEVEL: 'loud' }, 'Invalid configuration: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "loud")']
+  ]
+  for (const [env, message] of bad) {
+    test(`rejects ${JSON.stringify(env)} with one clear line`, () => {
+      assert.throws(() => loadConfig(env, false), (error: unknown) => error instanceof ConfigError && error.message === message)
+    })
+  }
+
+  test('the real server exits 1 with that one line and no stack trace', () => {
+    const directory = temporaryDirectory()
+    try {
+      const result = spawnSync(process.execPath, [SERVER_ENTRY], {
+        cwd: directory,
+        env: { PATH: process.env.PATH, PORT: 'eighty' },
+        encoding: 'utf8'
+      })
+      assert.equal(result.status, 1)
+      assert.equal(result.stderr, 'book-service: Invalid configuration: PORT must be an integer from 0 to 65535 (got "eighty")\n')
+      assert.equal(result.stdout, '')
+    } finally {
+      removeDirectory(directory)
+    }
+  })
+
+  test('reads a .env file in the working directory; the environment wins over it', () => {
+    const directory = temporaryDirectory()
+    const cwd = process.cwd()
+    try {
+      writeFileSync(join(directory, '.env'), 'PORT=9100\nAUTH_USERNAME=fromfile\n')
+      process.chdir(directory)
+      const config = loadConfig({ AUTH_USERNAME: 'fromenv' })
+      assert.equal(config.PORT, 9100)
+      assert.equal(config.AUTH_USERNAME, 'fromenv')
+    } finally {
+      process.chdir(cwd)
+      removeDirectory(directory)
+    }
+  })
+})
