@@ -1,17 +1,27 @@
 import { closeSync, mkdirSync, openSync } from 'node:fs'
 import { dirname } from 'node:path'
+import { Worker } from 'node:worker_threads'
 import Database from 'better-sqlite3'
 import type { Book, BookInput, BookPatch } from '../schemas/book.js'
 import { LIST_PAGE_SIZE, type BookStore } from './book-store.js'
 import { isUpToDate, migrateToLatest } from './migrations.js'
+import { groupCommit, toError, type WriteError, type WriteOp, type WriteOutcome } from './sqlite-writes.js'
 
 interface WriteJob {
-  run: () => unknown
+  write: WriteOp
   /** Brings the read cache in line with the write's result; runs only once it is committed. */
   committed: (value: never) => void
   resolve: (value: never) => void
   reject: (error: unknown) => void
 }
+
+/** A reply of the writer thread (see `sqlite-writer.ts`). */
+type WriterReply = { outcomes: WriteOutcome[] } | { failed: WriteError }
+
+/** True when running from the TypeScript sources under tsx (tests), not from the build. */
+const FROM_SOURCES = import.meta.url.endsWith('.ts')
+/** The writer thread's script: the `.ts` source under tsx (tests), the built `.js` otherwise. */
+const WRITER_URL = new URL(FROM_SOURCES ? './sqlite-writer.ts' : './sqlite-writer.js', import.meta.url)
 
 /** Most books kept in the read cache of {@link SqliteBookStore.get}. */
 const CACHED_BOOKS = 10_000
@@ -27,13 +37,26 @@ function appliedMigrations(db: Database.Database): string[] {
   return table === undefined ? [] : db.prepare('SELECT name FROM kysely_migration').pluck().all() as string[]
 }
 
+/** Starts the writer thread of the database file at `path`. */
+function startWriter(path: string): Worker {
+  if (!FROM_SOURCES) return new Worker(WRITER_URL, { workerData: { path } })
+  // Under tsx (tests) the thread registers the TypeScript loader itself before loading the
+  // script: Node 20 does not pass the main thread's loader hooks on to workers.
+  const bootstrap = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(WRITER_URL.href)}) })`
+  return new Worker(bootstrap, { eval: true, workerData: { path } })
+}
+
 /**
  * The embedded SQLite {@link BookStore} (better-sqlite3): WAL journal with `synchronous=FULL`,
  * `AUTOINCREMENT` ids, prepared statements.
  *
- * Writes use group commit: the writes that arrive within one event-loop turn run in one
- * transaction (each in its own savepoint) and share one fsync; each promise resolves only after
- * that commit returned, so no write is acknowledged before it is on disk.
+ * Writes use group commit: the writes queued together run in one transaction (each in its own
+ * savepoint) and share one fsync; each promise resolves only after that commit returned, so no
+ * write is acknowledged before it is on disk. For a database file, the commits run on a writer
+ * thread with its own connection (`sqlite-writer.ts`): while one batch is being committed and
+ * synced, the main thread keeps serving requests and queues the next batch, which is sent the
+ * moment the previous commit returns. Batches are committed one at a time, in order. An
+ * in-memory database (tests) commits on the main thread, batching the writes of one event-loop turn.
  *
  * Single books read by id are cached (up to 10,000, oldest dropped first). The store is the only
  * writer of its file (one service process per SQLite database), and every committed write
@@ -41,24 +64,31 @@ function appliedMigrations(db: Database.Database): string[] {
  */
 export class SqliteBookStore implements BookStore {
   private queue: WriteJob[] = []
+  /** The batch the writer thread is committing (writer mode). */
+  private inFlight: WriteJob[] | undefined
+  private scheduled = false
+  /** Set once the writer thread died: every later write fails with it. */
+  private broken: Error | undefined
+  private idleWaiters: Array<() => void> = []
   private readonly cache = new Map<number, Book>()
+  private readonly commit: ((batch: WriteOp[]) => WriteOutcome[]) | undefined
   private readonly statements
 
-  private constructor(private readonly db: Database.Database) {
+  private constructor(
+    private readonly db: Database.Database,
+    private readonly writer: Worker | undefined
+  ) {
+    this.commit = writer ? undefined : groupCommit(db)
+    writer?.on('message', (reply: WriterReply) => this.committed(reply))
+    writer?.on('error', (error) => this.fail(error))
+    writer?.on('exit', (code) => this.fail(new Error(`the SQLite writer thread exited (${code})`)))
+    writer?.unref()
     this.statements = {
-      insert: db.prepare<[string, string, number], Book>(
-        `INSERT INTO books (title, author, year) VALUES (?, ?, ?) RETURNING ${COLUMNS}`
-      ),
       // Rows as arrays (made into Books in JavaScript): about twice as fast as native row objects.
       page: db
         .prepare<[number, number], BookRow>(`SELECT ${COLUMNS} FROM books WHERE id > ? ORDER BY id LIMIT ?`)
         .raw(true),
       get: db.prepare<[number], Book>(`SELECT ${COLUMNS} FROM books WHERE id = ?`),
-      update: db.prepare<[string | null, string | null, number | null, number], Book>(
-        `UPDATE books SET title = COALESCE(?, title), author = COALESCE(?, author), year = COALESCE(?, year)
-         WHERE id = ? RETURNING ${COLUMNS}`
-      ),
-      delete: db.prepare<[number]>('DELETE FROM books WHERE id = ?'),
       ping: db.prepare('SELECT 1')
     }
   }
@@ -85,7 +115,8 @@ export class SqliteBookStore implements BookStore {
         const { Kysely, SqliteDialect } = await import('kysely')
         await migrateToLatest(new Kysely<unknown>({ dialect: new SqliteDialect({ database: db }) }), 'sqlite')
       }
-      return new SqliteBookStore(db)
+      const writer = path === ':memory:' ? undefined : startWriter(path)
+      return new SqliteBookStore(db, writer)
     } catch (error) {
       db.close()
       throw error
@@ -93,7 +124,7 @@ export class SqliteBookStore implements BookStore {
   }
 
   create(input: BookInput): Promise<Book> {
-    return this.write(() => this.statements.insert.get(input.title, input.author, input.year) as Book, () => {})
+    return this.write({ op: 'insert', title: input.title, author: input.author, year: input.year }, () => {})
   }
 
   async *list(): AsyncIterable<Book> {
@@ -115,14 +146,14 @@ export class SqliteBookStore implements BookStore {
   }
 
   update(id: number, patch: BookPatch): Promise<Book | undefined> {
-    return this.write(
-      () => this.statements.update.get(patch.title ?? null, patch.author ?? null, patch.year ?? null, id),
+    return this.write<Book | undefined>(
+      { op: 'update', id, title: patch.title ?? null, author: patch.author ?? null, year: patch.year ?? null },
       (book) => (book === undefined ? this.cache.delete(id) : this.cache.has(id) && this.cache.set(id, book))
     )
   }
 
   delete(id: number): Promise<boolean> {
-    return this.write(() => this.statements.delete.run(id).changes > 0, () => this.cache.delete(id))
+    return this.write<boolean>({ op: 'delete', id }, () => this.cache.delete(id))
   }
 
   async ping(): Promise<void> {
@@ -130,7 +161,21 @@ export class SqliteBookStore implements BookStore {
   }
 
   async close(): Promise<void> {
-    this.flush()
+    if (this.writer) {
+      // Finish every queued and in-flight write, then let the thread close its connection.
+      while (!this.broken && (this.inFlight || this.queue.length > 0)) {
+        await new Promise<void>((resolve) => this.idleWaiters.push(resolve))
+      }
+      if (!this.broken) {
+        const exited = new Promise((resolve) => this.writer!.once('exit', resolve))
+        this.broken = new Error('the store is closed')
+        this.writer.ref() // keep the process alive until the thread has closed its connection
+        this.writer.postMessage({ close: true })
+        await exited
+      }
+    } else {
+      this.flush()
+    }
     this.db.close()
   }
 
@@ -144,40 +189,82 @@ export class SqliteBookStore implements BookStore {
    * Queues a write for the next group commit; resolves with its result once committed, after
    * `committed(result)` has updated the read cache.
    */
-  private write<T>(run: () => T, committed: (value: T) => unknown): Promise<T> {
+  private write<T>(write: WriteOp, committed: (value: T) => unknown): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ run, committed: committed as (value: never) => void, resolve: resolve as (value: never) => void, reject })
-      if (this.queue.length === 1) setImmediate(() => this.flush())
+      if (this.broken) return reject(this.broken)
+      this.queue.push({ write, committed: committed as (value: never) => void, resolve: resolve as (value: never) => void, reject })
+      if (!this.scheduled && !this.inFlight) {
+        // Gather the writes of this event-loop turn into one batch.
+        this.scheduled = true
+        setImmediate(() => {
+          this.scheduled = false
+          this.flush()
+        })
+      }
     })
   }
 
-  /** Runs every queued write in one transaction, one savepoint each, then settles them. */
+  /** Commits the queued writes as one batch: on the writer thread, or here for `:memory:`. */
   private flush(): void {
+    if (this.inFlight || this.queue.length === 0 || this.broken) return
     const batch = this.queue
-    if (batch.length === 0) return
     this.queue = []
-    const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = []
+    if (this.writer) {
+      this.inFlight = batch
+      this.writer.ref() // a write in flight keeps the process alive until it is answered
+      this.writer.postMessage({ batch: batch.map((job) => job.write) })
+      return
+    }
+    let outcomes: WriteOutcome[]
     try {
-      this.db.transaction(() => {
-        for (const job of batch) {
-          try {
-            outcomes.push({ ok: true, value: this.db.transaction(job.run)() })
-          } catch (error) {
-            outcomes.push({ ok: false, error })
-          }
-        }
-      })()
+      outcomes = this.commit!(batch.map((job) => job.write))
     } catch (error) {
       // The commit itself failed: nothing of the batch is durable.
       for (const job of batch) job.reject(error)
       return
     }
-    batch.forEach((job, index) => {
-      const outcome = outcomes[index]!
-      if (outcome.ok) {
-        job.committed(outcome.value as never)
-        job.resolve(outcome.value as never)
-      } else job.reject(outcome.error)
-    })
+    settle(batch, outcomes)
   }
+
+  /** The writer thread answered the batch in flight: settle it, then send the next one at once. */
+  private committed(reply: WriterReply): void {
+    const batch = this.inFlight
+    this.inFlight = undefined
+    this.writer!.unref()
+    if (batch) {
+      if ('failed' in reply) {
+        const error = toError(reply.failed)
+        for (const job of batch) job.reject(error)
+      } else settle(batch, reply.outcomes)
+    }
+    this.flush()
+    if (!this.inFlight && this.queue.length === 0) this.wakeIdleWaiters()
+  }
+
+  /** The writer thread died: every pending and later write fails. */
+  private fail(error: Error): void {
+    if (this.broken) return
+    this.broken = error
+    for (const job of [...(this.inFlight ?? []), ...this.queue]) job.reject(error)
+    this.inFlight = undefined
+    this.queue = []
+    this.wakeIdleWaiters()
+  }
+
+  private wakeIdleWaiters(): void {
+    const waiters = this.idleWaiters
+    this.idleWaiters = []
+    for (const wake of waiters) wake()
+  }
+}
+
+/** Settles each job with its outcome; a committed one first updates the read cache. */
+function settle(batch: WriteJob[], outcomes: WriteOutcome[]): void {
+  batch.forEach((job, index) => {
+    const outcome = outcomes[index]!
+    if (outcome.ok) {
+      job.committed(outcome.value as never)
+      job.resolve(outcome.value as never)
+    } else job.reject(toError(outcome.error))
+  })
 }
