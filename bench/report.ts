@@ -7,8 +7,10 @@ export interface Row extends Measurement {
   scenario: string
   target: string
   baseline: string | undefined
-  /** requests/s of the scenario ÷ requests/s of its baseline. */
+  /** requests/s of the scenario ÷ requests/s of its baseline, measured just before it. */
   ratio: number | undefined
+  /** requests/s of that baseline run. */
+  baseline_rps?: number
 }
 
 const ROOT = new URL('..', import.meta.url).pathname
@@ -40,11 +42,12 @@ function markdown(options: ReportOptions): string {
     `Run: ${new Date().toISOString()} (${options.quick ? 'quick' : 'full'} mode) — machine: ${cpu[0]?.model ?? 'unknown'} × ${cpu.length}, ` +
       `Node ${process.version}, ${options.connections} connections, ${options.warmup} s warm-up + ${options.duration} s per scenario, 127.0.0.1.`,
     '',
-    '| Scenario | Target | req/s | p50 ms | p99 ms | max ms | errors | peak RSS MB (growth) | ratio |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
+    '| Scenario | Target | req/s | p50 ms | p99 ms | max ms | errors | peak RSS MB (growth) | CPU µs/req | baseline req/s (run just before) | ratio |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...options.rows.map((row) =>
       `| ${row.scenario} | ${row.target} | ${row.rps} | ${row.p50_ms} | ${row.p99_ms} | ${row.max_ms} | ${row.errors} | ` +
-        `${row.rss_mb} (+${row.rss_growth_mb}) | ${row.ratio === undefined ? '—' : `${row.ratio.toFixed(2)}× ${row.baseline}`} |`
+        `${row.rss_mb} (+${row.rss_growth_mb}) | ${row.cpu_us} | ${row.baseline_rps ?? '—'} | ` +
+        `${row.ratio === undefined ? '—' : `${row.ratio.toFixed(2)}× ${row.baseline}`} |`
     ),
     '',
     `Cold start (spawn of \`node dist/server.js\` to the first authenticated 200 on GET /book/1, SQLite, 1,000 books): **${options.coldStartMs} ms**.`,
@@ -82,7 +85,8 @@ export function writeReport(options: ReportOptions): string[] {
       row.scenario,
       {
         rps: row.rps, p50_ms: row.p50_ms, p99_ms: row.p99_ms, max_ms: row.max_ms, errors: row.errors,
-        rss_mb: row.rss_mb, rss_growth_mb: row.rss_growth_mb, ratio: row.ratio === undefined ? null : Number(row.ratio.toFixed(3))
+        rss_mb: row.rss_mb, rss_growth_mb: row.rss_growth_mb, cpu_us: row.cpu_us, baseline: row.baseline ?? null,
+        baseline_rps: row.baseline_rps ?? null, ratio: row.ratio === undefined ? null : Number(row.ratio.toFixed(3))
       }
     ])
   )

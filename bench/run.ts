@@ -4,7 +4,7 @@
  * Everything it starts, it stops. Full mode writes `docs/benchmarks.md` (between its result
  * markers) and `bench/results/latest.json`; quick mode (under a minute) writes
  * `bench/results/quick.json` and prints the table; `--only <regexp>` runs the matching service
- * scenarios (and the baselines) and writes nothing. Expects `npm run build` done (the npm script
+ * scenarios (each with its baseline) and writes nothing. Expects `npm run build` done (the npm script
  * runs it first).
  */
 import { tmpdir } from 'node:os'
@@ -21,12 +21,12 @@ const { values: flags } = parseArgs({
   options: { quick: { type: 'boolean', default: false }, only: { type: 'string' } }
 })
 const quick = flags.quick
-/** `--only <regexp>`: run only the service scenarios whose name matches (baselines always run). */
+/** `--only <regexp>`: run only the service scenarios whose name matches (each with its baseline). */
 const only = flags.only === undefined ? undefined : new RegExp(flags.only)
 const wanted = (scenario: string) => only === undefined || only.test(scenario)
 const CONNECTIONS = 50
-const DURATION = quick ? 2 : 10
-const WARMUP = quick ? 1 : 3
+const DURATION = quick ? 1.5 : 10
+const WARMUP = quick ? 0.5 : 3
 
 const SECRET = 'bench-secret-0123456789-abcdefghijklmnopqrstuvwxyz'
 const token = createSigner({ key: SECRET, algorithm: 'HS256', expiresIn: 3_600_000 })({ sub: 'bench' })
@@ -67,20 +67,49 @@ const loads = {
   })
 }
 
-function record(scenario: string, target: Target, baseline: string | undefined, m: Measurement): void {
-  const reference = baseline && rows.find((row) => row.scenario === baseline)
-  const row: Row = { scenario, target: target.name, baseline, ...m, ratio: reference ? m.rps / reference.rps : undefined }
-  rows.push(row)
-  const ratio = row.ratio === undefined ? '' : ` ratio ${row.ratio.toFixed(2)}× ${baseline}`
+/** The baseline servers, started once and measured right before each scenario they match. */
+const baselines = new Map<string, { target: Target; load: Load; runs: Measurement[] }>()
+
+function print(name: string, m: Measurement, suffix = ''): void {
   console.log(
-    `${scenario.padEnd(28)} ${String(m.rps).padStart(7)} req/s  p50 ${m.p50_ms} ms  p99 ${m.p99_ms} ms  max ${m.max_ms} ms  ` +
-      `errors ${m.errors}  rss ${m.rss_mb} MB (+${m.rss_growth_mb})  cpu ${m.cpu_us} µs/req${ratio}`
+    `${name.padEnd(28)} ${String(m.rps).padStart(7)} req/s  p50 ${m.p50_ms} ms  p99 ${m.p99_ms} ms  max ${m.max_ms} ms  ` +
+      `errors ${m.errors}  rss ${m.rss_mb} MB (+${m.rss_growth_mb})  cpu ${m.cpu_us} µs/req${suffix}`
   )
 }
 
+/**
+ * Measures `scenario` on `target`; with a `baseline`, measures that baseline with its own load
+ * immediately before, so the ratio compares two runs seconds apart (the machine may be shared).
+ */
 async function run(target: Target, scenario: string, baseline: string | undefined, load: Load) {
-  if (target.name.startsWith('service') && !wanted(scenario)) return
-  record(scenario, target, baseline, await measure(target, load))
+  if (!wanted(scenario)) return
+  let reference: Measurement | undefined
+  if (baseline !== undefined) {
+    const entry = baselines.get(baseline)!
+    reference = await measure(entry.target, entry.load)
+    entry.runs.push(reference)
+    print(`  ${baseline}`, reference)
+  }
+  const m = await measure(target, load)
+  const row: Row = {
+    scenario, target: target.name, baseline, ...m,
+    ratio: reference && reference.rps > 0 ? m.rps / reference.rps : undefined,
+    baseline_rps: reference?.rps
+  }
+  rows.push(row)
+  print(scenario, m, row.ratio === undefined ? '' : ` ratio ${row.ratio.toFixed(2)}× ${baseline}`)
+}
+
+/** The mean of several measurements of one baseline (peaks and errors: the worst). */
+function mean(runs: Measurement[]): Measurement {
+  const average = (pick: (m: Measurement) => number) => Math.round((runs.reduce((sum, m) => sum + pick(m), 0) / runs.length) * 10) / 10
+  return {
+    rps: Math.round(average((m) => m.rps)), p50_ms: average((m) => m.p50_ms), p99_ms: average((m) => m.p99_ms),
+    max_ms: Math.max(...runs.map((m) => m.max_ms)), errors: runs.reduce((sum, m) => sum + m.errors, 0),
+    non2xx: runs.reduce((sum, m) => sum + m.non2xx, 0), requests: runs.reduce((sum, m) => sum + m.requests, 0),
+    rss_mb: Math.max(...runs.map((m) => m.rss_mb)), rss_growth_mb: Math.max(...runs.map((m) => m.rss_growth_mb)),
+    cpu_us: Math.round(average((m) => m.cpu_us))
+  }
 }
 
 async function stop(target: Target): Promise<void> {
@@ -108,21 +137,18 @@ async function sqliteDataSet(count: number): Promise<{ url: string; dir: string 
 async function main(): Promise<void> {
   console.log(`book-service benchmark (${quick ? 'quick' : 'full'}): ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s per scenario`)
 
-  // Baselines, in this run, on this machine.
-  const ceiling = await startBaseline('ceiling', directory)
-  started.push(ceiling)
-  await run(ceiling, 'ceiling', undefined, { ...loads.get(1000), headers: {} })
-  await stop(ceiling)
-  for (const count of [100, 10_000]) {
-    const listCeiling = await startBaseline(`list-${count}`, directory)
-    started.push(listCeiling)
-    await run(listCeiling, `ceiling list-${count}`, undefined, { ...loads.list(), headers: {} })
-    await stop(listCeiling)
+  // Baselines, in this run, on this machine, each measured next to the scenarios it matches.
+  const baselineLoads: Array<[string, Load]> = [
+    ['ceiling', { ...loads.get(1000), headers: {} }],
+    ['ceiling list-100', { ...loads.list(), headers: {} }],
+    ['ceiling list-10000', { ...loads.list(), headers: {} }],
+    ['floor', loads.post()]
+  ]
+  for (const [name, load] of baselineLoads) {
+    const target = await startBaseline(name === 'floor' ? 'floor' : name === 'ceiling' ? 'ceiling' : name.slice(8), directory)
+    started.push(target)
+    baselines.set(name, { target, load, runs: [] })
   }
-  const floor = await startBaseline('floor', directory)
-  started.push(floor)
-  await run(floor, 'floor', undefined, loads.post())
-  await stop(floor)
 
   // SQLite: 1,000 books for the single-book reads and the writes.
   let set = await sqliteDataSet(1000)
@@ -130,9 +156,9 @@ async function main(): Promise<void> {
   const coldStartMs = Math.round(sqlite.startMs)
   console.log(`cold start (spawn → first authenticated 200): ${coldStartMs} ms`)
   await run(sqlite, 'sqlite get-book', 'ceiling', loads.get(1000))
-  await run(sqlite, 'sqlite put-book', 'floor', loads.put(1000))
+  if (!quick) await run(sqlite, 'sqlite put-book', 'floor', loads.put(1000))
   await run(sqlite, 'sqlite post-book', 'floor', loads.post())
-  await run(sqlite, 'sqlite mixed-80-20', 'floor', loads.mixed(1000))
+  if (!quick) await run(sqlite, 'sqlite mixed-80-20', 'floor', loads.mixed(1000))
   await stop(sqlite)
 
   for (const count of [100, 10_000]) {
@@ -174,10 +200,10 @@ async function main(): Promise<void> {
       if (postgres) {
         await seedPostgres(database.url, 1000)
         await run(postgres, 'postgres get-book', 'ceiling', loads.get(1000))
-        await run(postgres, 'postgres put-book', 'floor', loads.put(1000))
-        await run(postgres, 'postgres post-book', 'floor', loads.post())
-        await run(postgres, 'postgres mixed-80-20', 'floor', loads.mixed(1000))
-        for (const count of [100, 10_000]) {
+        if (!quick) await run(postgres, 'postgres put-book', 'floor', loads.put(1000))
+        if (!quick) await run(postgres, 'postgres post-book', 'floor', loads.post())
+        if (!quick) await run(postgres, 'postgres mixed-80-20', 'floor', loads.mixed(1000))
+        for (const count of quick ? [] : [100, 10_000]) {
           await seedPostgres(database.url, count)
           await run(postgres, `postgres list-${count}`, `ceiling list-${count}`, loads.list())
         }
@@ -192,6 +218,11 @@ async function main(): Promise<void> {
     console.log('--only: partial run, no results written')
     return
   }
+  for (const entry of baselines.values()) await stop(entry.target)
+  const baselineRows: Row[] = [...baselines].flatMap(([name, entry]) =>
+    entry.runs.length === 0 ? [] : [{ scenario: name, target: name, baseline: undefined, ratio: undefined, ...mean(entry.runs) }]
+  )
+  rows.unshift(...baselineRows)
   const file = writeReport({ quick, rows, coldStartMs, notes, connections: CONNECTIONS, duration: DURATION, warmup: WARMUP })
   console.log(`written: ${file.join(', ')}`)
   const failed = rows.filter((row) => row.errors > 0)
