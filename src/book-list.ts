@@ -67,7 +67,7 @@ async function answer(books: AsyncIterable<Book>, waiters: Waiter[]): Promise<vo
     return
   }
 
-  const streams = waiters.map(() => new PassThrough())
+  const streams = waiters.map(() => new PassThrough({ highWaterMark: 256 * 1024 }))
   waiters.forEach((waiter, index) => waiter.resolve(streams[index]!))
   const send = async (piece: string): Promise<boolean> => {
     const chunk = Buffer.from(piece)
@@ -96,14 +96,20 @@ async function answer(books: AsyncIterable<Book>, waiters: Waiter[]): Promise<vo
   }
 }
 
+/** Longest a batch waits for the read in progress to finish before starting its own, in ms. */
+const MAX_BATCH_WAIT_MS = 50
+
 /**
  * Makes the body maker of GET /books (spec: "List books"): `{"status":200,"message":"Books
  * retrieved successfully","data":[…every book, id ascending…]}`, byte for byte what serializing
  * the whole envelope would give, but never held in memory whole (streamed when over ~64 KiB).
  *
- * The GET /books requests that arrive within one event-loop turn share one read of the store,
- * which starts after all of them arrived, so each still sees every write acknowledged before it
- * came in; under load this serves dozens of requests with the work of one.
+ * Concurrent GET /books requests share reads of the store. A request joins the batch that is
+ * waiting to start; a batch starts on the next event-loop turn when no read is in progress, else
+ * when the read in progress has handed out its last piece, or after 50 ms at most (so a slow
+ * client never holds up the others for longer). Every read starts after all of its requests
+ * arrived, so each still sees every write acknowledged before it came in; under load one read
+ * serves dozens of requests.
  *
  * The first piece is read before a request is answered, so a storage failure there still
  * becomes an error response (503); a failure after the 200 started aborts the connection.
@@ -113,14 +119,28 @@ async function answer(books: AsyncIterable<Book>, waiters: Waiter[]): Promise<vo
  */
 export function sharedList(list: () => AsyncIterable<Book>): () => Promise<ListBody> {
   let batch: Waiter[] | undefined
+  let reading = 0
+  let timer: NodeJS.Timeout | undefined
+  const start = () => {
+    clearTimeout(timer)
+    timer = undefined
+    const waiters = batch
+    batch = undefined
+    if (!waiters) return
+    reading++
+    const finished = () => {
+      reading--
+      if (batch && reading === 0) start()
+    }
+    // answer() settles every waiter itself and never rejects; both paths just count it done.
+    answer(list(), waiters).then(finished, finished)
+  }
   return () =>
     new Promise<ListBody>((resolve, reject) => {
       if (batch === undefined) {
-        const waiters: Waiter[] = (batch = [])
-        setImmediate(() => {
-          batch = undefined
-          void answer(list(), waiters)
-        })
+        batch = []
+        if (reading === 0) setImmediate(start)
+        else timer = setTimeout(start, MAX_BATCH_WAIT_MS)
       }
       batch.push({ resolve, reject })
     })
