@@ -4,10 +4,14 @@ import secureJson from 'secure-json-parse'
 import { createAuthHook, createTokenSigner, createTokenVerifier } from './auth.js'
 import { booksRoutes } from './books.js'
 import type { Config } from './config.js'
+import { corsOrigins, registerCors } from './cors.js'
 import { badUrlHandler, clientErrorHandler, errorHandler, methodNotAllowed, notFoundHandler } from './errors.js'
 import { healthRoutes } from './health.js'
 import { loginRoute } from './login.js'
+import { registerMetrics } from './metrics.js'
+import { apiDocument } from './openapi.js'
 import { RequestLog } from './request-log.js'
+import { registerSecurityHeaders } from './security-headers.js'
 import type { BookStore } from './storage/book-store.js'
 
 /** Largest request body accepted, in bytes (1 MiB); larger ones get 413. */
@@ -80,6 +84,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   if (Buffer.byteLength(config.SECRET_TOKEN) < RECOMMENDED_SECRET_BYTES) {
     app.log.warn(`SECRET_TOKEN is shorter than ${RECOMMENDED_SECRET_BYTES} bytes; use a longer random secret`)
   }
+
+  // Before the routes, so they apply to every route: headers, CORS, the API document, metrics.
+  await registerSecurityHeaders(app)
+  const origins = corsOrigins(config.CORS_ORIGINS)
+  if (origins) await registerCors(app, origins)
+  await apiDocument(app)
+  if (config.METRICS_ENABLED) registerMetrics(app)
 
   const verify = createTokenVerifier(config.SECRET_TOKEN)
   await app.register(booksRoutes, {

@@ -3,8 +3,16 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Type from 'typebox'
 import type { AuthHook } from './auth.js'
 import { JSON_CONTENT_TYPE, sharedList } from './book-list.js'
-import { EmptyEnvelope, ErrorEnvelope, HttpError, Messages, envelope } from './envelope.js'
+import { HttpError, Messages } from './envelope.js'
 import { Book, BookInput, BookParams, BookPatch } from './schemas/book.js'
+import {
+  bookNotFound,
+  invalidInput,
+  payloadTooLarge,
+  serverErrors,
+  successResponse,
+  unauthorized
+} from './schemas/responses.js'
 import type { BookStore } from './storage/book-store.js'
 
 /** Options of the {@link booksRoutes} plugin. */
@@ -32,7 +40,12 @@ function assertValidBody(request: FastifyRequest): void {
   if (request.validationError) throw new HttpError(400, Messages.invalidInput)
 }
 
-const errors = { '4xx': ErrorEnvelope, '5xx': ErrorEnvelope }
+const badBody = invalidInput(
+  'the body is not a JSON object, or `title`/`author` is not a string of 1 to 500 characters (not only white space), or `year` is not an integer from -9999 to 9999.'
+)
+
+/** The tag that groups the book operations in the API document. */
+const tags = ['Books']
 
 /**
  * The five book operations (spec: "Endpoints"): POST /book, GET /books, GET /book/{id},
@@ -46,12 +59,28 @@ export async function booksRoutes(app: FastifyInstance, options: BooksOptions): 
   const { store, authenticate } = options
   const api = app.withTypeProvider<TypeBoxTypeProvider>()
   if (authenticate) api.addHook('onRequest', authenticate)
+  // In the API document: the bearer scheme and its 401 answers, only when the check is on.
+  const security = authenticate ? [{ bearerAuth: [] }] : []
+  const errors = { ...(authenticate ? { 401: unauthorized } : {}), ...serverErrors }
 
   api.post(
     '/book',
     {
       attachValidation: true,
-      schema: { body: BookInput, response: { 201: envelope(Book), ...errors } }
+      schema: {
+        tags,
+        operationId: 'createBook',
+        summary: 'Create a book',
+        description: 'Stores a new book and returns it with its assigned id. Unknown fields and `id` in the body are ignored.',
+        security,
+        body: BookInput,
+        response: {
+          201: successResponse(Book, Messages.created, 'the stored book, with its new id.', 201),
+          400: badBody,
+          413: payloadTooLarge,
+          ...errors
+        }
+      }
     },
     async (request, reply) => {
       assertValidBody(request)
@@ -61,16 +90,41 @@ export async function booksRoutes(app: FastifyInstance, options: BooksOptions): 
     }
   )
 
-  // The schema still describes the response; the body is made by sharedList, streamed when long.
+  const listSchema = {
+    tags,
+    operationId: 'listBooks',
+    summary: 'List all books',
+    description: 'Every book, ordered by id ascending. No pagination, filtering or sorting parameters.',
+    security,
+    response: {
+      200: successResponse(Type.Array(Book), Messages.listed, 'all books, by id ascending.'),
+      ...errors
+    }
+  }
+  // The schema still describes the response; the body is made by sharedList (the same bytes),
+  // streamed when long, one read of the store shared by the requests that arrive together.
   const listBody = sharedList(() => store.list())
-  app.get('/books', { schema: { response: { 200: envelope(Type.Array(Book)), ...errors } } }, async (_request, reply) => {
+  app.get('/books', { schema: listSchema }, async (_request, reply) => {
     const body = await listBody()
     return reply.type(JSON_CONTENT_TYPE).send(body)
   })
 
   api.get(
     '/book/:id',
-    { schema: { params: BookParams, response: { 200: envelope(Book), ...errors } } },
+    {
+      schema: {
+        tags,
+        operationId: 'getBook',
+        summary: 'Get a book',
+        security,
+        params: BookParams,
+        response: {
+          200: successResponse(Book, Messages.retrieved, 'the book with this id.'),
+          404: bookNotFound,
+          ...errors
+        }
+      }
+    },
     async (request) => {
       const id = parseBookId(request.params.id)
       const book = id === undefined ? undefined : await store.get(id)
@@ -83,7 +137,24 @@ export async function booksRoutes(app: FastifyInstance, options: BooksOptions): 
     '/book/:id',
     {
       attachValidation: true,
-      schema: { params: BookParams, body: BookPatch, response: { 200: envelope(Book), ...errors } }
+      schema: {
+        tags,
+        operationId: 'updateBook',
+        summary: 'Update a book',
+        description:
+          'Applies the fields present in the body on top of the stored book; absent fields keep their value, `{}` changes nothing. ' +
+          'Checked in this order: token (401), existence (404), body (400).',
+        security,
+        params: BookParams,
+        body: BookPatch,
+        response: {
+          200: successResponse(Book, Messages.updated, 'the book as stored now.'),
+          400: badBody,
+          404: bookNotFound,
+          413: payloadTooLarge,
+          ...errors
+        }
+      }
     },
     async (request) => {
       // Spec order: the existing record is loaded first (404), then the body is checked (400).
@@ -99,7 +170,21 @@ export async function booksRoutes(app: FastifyInstance, options: BooksOptions): 
 
   api.delete(
     '/book/:id',
-    { schema: { params: BookParams, response: { 200: EmptyEnvelope, ...errors } } },
+    {
+      schema: {
+        tags,
+        operationId: 'deleteBook',
+        summary: 'Delete a book',
+        description: 'Removes the book; its id is never reused. A second delete answers 404.',
+        security,
+        params: BookParams,
+        response: {
+          200: successResponse(Type.Null(), Messages.deleted, `the book is removed; \`data\` is null.`),
+          404: bookNotFound,
+          ...errors
+        }
+      }
+    },
     async (request) => {
       const id = parseBookId(request.params.id)
       if (id === undefined || !(await store.delete(id))) throw notFound()

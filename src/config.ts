@@ -16,6 +16,10 @@ export interface Setting {
   secret?: boolean
 }
 
+/** One origin (`scheme://host[:port]`, no path) or `*`; a list is these separated by commas. */
+const ORIGIN = String.raw`\s*(\*|https?://[^\s,/]+)\s*`
+const CORS_ORIGINS_PATTERN = `^${ORIGIN}(,${ORIGIN})*$`
+
 /** Every environment variable the service reads, with its validation and meaning. */
 export const settings = {
   PORT: {
@@ -84,6 +88,17 @@ export const settings = {
     ),
     accepts: 'one of fatal, error, warn, info, debug, trace, silent',
     description: 'Minimum level of the JSON log lines written to standard output.'
+  },
+  METRICS_ENABLED: {
+    schema: Type.Boolean({ default: true }),
+    accepts: 'true or false',
+    description:
+      'Serve Prometheus metrics at GET /metrics (not behind auth: restrict it at the network). false answers 404.'
+  },
+  CORS_ORIGINS: {
+    schema: Type.Optional(Type.String({ pattern: CORS_ORIGINS_PATTERN })),
+    accepts: 'a comma-separated list of origins such as https://app.example.com (or *)',
+    description: 'Browser origins allowed to call the API cross-origin (CORS). Unset: CORS is off.'
   }
 } satisfies Record<string, Setting>
 

@@ -60,6 +60,10 @@ export function methodNotAllowed(app: FastifyInstance) {
   })
   return async function methodNotAllowedRoutes(instance: FastifyInstance) {
     for (const [url, methods] of [...methodsByUrl]) {
+      // `*` is the CORS preflight route (OPTIONS on any path): other methods there stay 404.
+      if (url === '*') continue
+      // Routes a plugin adds without telling onRoute (e.g. the `/docs/` twin of `/docs`) count too.
+      for (const method of METHODS) if (instance.hasRoute({ url, method })) methods.add(method)
       if (methods.has('GET')) methods.add('HEAD')
       const allow = [...methods].sort().join(', ')
       const missing = METHODS.filter((method) => !methods.has(method))
@@ -68,6 +72,7 @@ export function methodNotAllowed(app: FastifyInstance) {
         method: [...missing],
         url,
         exposeHeadRoute: false,
+        schema: { hide: true }, // not operations: kept out of the API document
         handler: async (_request, reply) =>
           reply.code(405).header('allow', allow).send(errorBody(405, Messages.methodNotAllowed))
       })

@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify'
-import { EmptyEnvelope, HttpError, Messages } from './envelope.js'
+import Type from 'typebox'
+import { HttpError, Messages } from './envelope.js'
+import { successResponse, unavailable } from './schemas/responses.js'
 import type { BookStore } from './storage/book-store.js'
 
 /**
@@ -8,12 +10,27 @@ import type { BookStore } from './storage/book-store.js'
  * 200 `OK` when the storage answers, else 503 `Service unavailable`.
  */
 export async function healthRoutes(app: FastifyInstance, options: { store: BookStore }): Promise<void> {
-  const schema = { response: { 200: EmptyEnvelope, 503: EmptyEnvelope } }
+  const response = {
+    200: successResponse(Type.Null(), Messages.ok, 'the process runs (and, for readiness, the storage answers).'),
+    503: unavailable
+  }
   const ok = { status: 200, message: Messages.ok, data: null }
+  const tags = ['Health']
 
-  app.get('/healthz', { schema }, async () => ok)
+  app.get(
+    '/healthz',
+    { schema: { tags, operationId: 'liveness', summary: 'Liveness: the process runs', security: [], response } },
+    async () => ok
+  )
 
-  app.get('/readyz', { schema }, async (request) => {
+  const readiness = {
+    tags,
+    operationId: 'readiness',
+    summary: 'Readiness: the storage answers',
+    security: [],
+    response
+  }
+  app.get('/readyz', { schema: readiness }, async (request) => {
     try {
       await options.store.ping()
     } catch (error) {

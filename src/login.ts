@@ -3,12 +3,23 @@ import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import rateLimit from '@fastify/rate-limit'
 import Type from 'typebox'
-import { ErrorEnvelope, HttpError, Messages, envelope } from './envelope.js'
+import { HttpError, Messages } from './envelope.js'
+import {
+  errorResponse,
+  internalError,
+  invalidInput,
+  payloadTooLarge,
+  successResponse,
+  tooManyRequests
+} from './schemas/responses.js'
 
 /** Body of POST /login. */
 export const LoginInput = Type.Object(
-  { username: Type.String(), password: Type.String() },
-  { additionalProperties: true }
+  {
+    username: Type.String({ description: 'The configured `AUTH_USERNAME` (default `admin`).' }),
+    password: Type.String({ description: 'The configured `AUTH_PASSWORD` (generated on first start when unset).' })
+  },
+  { additionalProperties: true, examples: [{ username: 'admin', password: 'your password' }] }
 )
 
 /** `data` of a successful login. */
@@ -57,8 +68,26 @@ export async function loginRoute(app: FastifyInstance, options: LoginOptions): P
     {
       config: { rateLimit: { max: options.attemptsPerMinute, timeWindow: 60_000 } },
       schema: {
+        tags: ['Authentication'],
+        operationId: 'login',
+        summary: 'Log in: get a token',
+        description:
+          'Exchanges the configured username and password for a signed token (HS256, `sub` = username). ' +
+          'Send it on the book operations as `Authorization: Bearer <token>` (the raw token is accepted too).',
+        security: [],
         body: LoginInput,
-        response: { 200: envelope(LoginResult), '4xx': ErrorEnvelope, '5xx': ErrorEnvelope }
+        response: {
+          200: successResponse(LoginResult, Messages.loggedIn, 'the token, its type and its lifetime in seconds.'),
+          400: invalidInput('the body is not a JSON object with a string `username` and a string `password`.'),
+          401: errorResponse(
+            401,
+            `\`${Messages.invalidCredentials}\`: the username or the password is wrong (it never says which).`,
+            [Messages.invalidCredentials]
+          ),
+          413: payloadTooLarge,
+          429: tooManyRequests,
+          500: internalError
+        }
       }
     },
     async (request) => {

@@ -22,14 +22,14 @@ export const Book = Type.Object(
     author: Type.String({ description: 'Author of the book.' }),
     year: Type.Integer({ description: 'Year value of the book.' })
   },
-  { additionalProperties: false }
+  { additionalProperties: false, examples: [{ id: 1, title: 'Dune', author: 'Frank Herbert', year: 1965 }] }
 )
 export type Book = Static<typeof Book>
 
 /** Body of POST /book: all three fields required; unknown fields (and `id`) are ignored. */
 export const BookInput = Type.Object(
   { title: Text('Title of the book.'), author: Text('Author of the book.'), year: Year },
-  { additionalProperties: true }
+  { additionalProperties: true, examples: [{ title: 'Dune', author: 'Frank Herbert', year: 1965 }] }
 )
 export type BookInput = Pick<Static<typeof BookInput>, 'title' | 'author' | 'year'>
 
@@ -40,11 +40,11 @@ export const BookPatch = Type.Object(
     author: Type.Optional(Text('Author of the book.')),
     year: Type.Optional(Year)
   },
-  { additionalProperties: true }
+  { additionalProperties: true, examples: [{ year: 1966 }] }
 )
 export type BookPatch = Pick<Static<typeof BookPatch>, 'title' | 'author' | 'year'>
 
 /** Path parameters of the /book/{id} routes. The id is matched by the route handler, not here. */
 export const BookParams = Type.Object({
-  id: Type.String({ description: 'Decimal digits, 1 to 2^53-1; anything else is answered 404.' })
+  id: Type.String({ description: 'Decimal digits, 1 to 2^53-1; anything else is answered 404.', examples: ['1'] })
 })

@@ -7,6 +7,8 @@ import { TEST_PASSWORD, TEST_SECRET } from './app.js'
 
 /** The built entry point; `npm test` builds it first. */
 export const SERVER_ENTRY = new URL('../../dist/server.js', import.meta.url).pathname
+/** The built command line (`book-service`). */
+export const CLI_ENTRY = new URL('../../dist/cli.js', import.meta.url).pathname
 
 /** A real server process started by {@link startServer}. */
 export interface RunningServer {
@@ -53,20 +55,25 @@ export async function startServer(options: {
   env?: Record<string, string>
   port?: number
   timeoutMs?: number
+  /** What node runs (default: the server entry); e.g. `[CLI_ENTRY, 'serve']`. */
+  command?: string[]
+  /** Internal: which try this is after a port clash (at most 3). */
+  attempt?: number
 }): Promise<RunningServer> {
   const port = options.port ?? (await freePort())
-  const child = spawn(process.execPath, [SERVER_ENTRY], {
+  const env = {
+    PATH: process.env.PATH ?? '',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    DATABASE_URL: join(options.dataDirectory, 'books.db'),
+    SECRET_TOKEN: TEST_SECRET,
+    AUTH_PASSWORD: TEST_PASSWORD,
+    LOG_LEVEL: 'info',
+    ...options.env
+  }
+  const child = spawn(process.execPath, options.command ?? [SERVER_ENTRY], {
     cwd: options.dataDirectory,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      DATABASE_URL: join(options.dataDirectory, 'books.db'),
-      SECRET_TOKEN: TEST_SECRET,
-      AUTH_PASSWORD: TEST_PASSWORD,
-      LOG_LEVEL: 'info',
-      ...options.env
-    },
+    env,
     stdio: ['ignore', 'pipe', 'pipe']
   })
   let output = ''
@@ -79,8 +86,25 @@ export async function startServer(options: {
   const deadline = Date.now() + (options.timeoutMs ?? 15_000)
   let exitCode: number | string | undefined
   void exited.then((code) => (exitCode = code))
+  // Other test runs on the machine start servers too: when the log says so, wait for this process's
+  // own "listening" line, so a /healthz answer from another process on a reused port never counts.
+  const logsListening = ['info', 'debug', 'trace'].includes(env.LOG_LEVEL)
   for (;;) {
-    if (exitCode !== undefined) throw new Error(`server exited (${exitCode}) before it was ready:\n${output}`)
+    if (exitCode !== undefined) {
+      // The free port was taken by someone else before this server bound it: try another one.
+      if (options.port === undefined && output.includes('EADDRINUSE') && (options.attempt ?? 1) < 3) {
+        return startServer({ ...options, attempt: (options.attempt ?? 1) + 1 })
+      }
+      throw new Error(`server exited (${exitCode}) before it was ready:\n${output}`)
+    }
+    if (logsListening && !output.includes(`listening at ${url}`)) {
+      if (Date.now() > deadline) {
+        child.kill('SIGKILL')
+        throw new Error(`server not ready in time:\n${output}`)
+      }
+      await new Promise((resolve) => setTimeout(resolve, 25))
+      continue
+    }
     try {
       const response = await fetch(`${url}/healthz`)
       if (response.status === 200) break

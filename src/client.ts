@@ -1,0 +1,132 @@
+import type { Book, BookInput, BookPatch } from './schemas/book.js'
+
+// A small typed client of the book service (see createClient). Type-only imports: nothing of the
+// server is loaded at run time.
+
+/** The Book types, as the service validates and returns them (src/schemas/book.ts). */
+export type { Book, BookInput, BookPatch }
+
+/** `data` of a successful `POST /login`. */
+export interface LoginResult {
+  /** The signed token; the client sends it as `Authorization: Bearer <token>` from now on. */
+  token: string
+  token_type: 'Bearer'
+  /** Lifetime of the token in seconds. */
+  expires_in: number
+}
+
+/** What {@link createClient} needs. */
+export interface ClientOptions {
+  /** Where the service is, e.g. `http://127.0.0.1:8080` (a trailing slash is fine). */
+  baseUrl: string
+  /** A token to send on the book operations; `login()` sets (or replaces) it. */
+  token?: string
+  /** The fetch to use (default: the global `fetch`). */
+  fetch?: typeof fetch
+}
+
+/** The operations of the service (spec: "Endpoints", decisions: "Token issuing"). */
+export interface BookClient {
+  /** `POST /login`: gets a token for `username` and `password` and uses it for the next calls. */
+  login(username: string, password: string): Promise<LoginResult>
+  /** `POST /book`: stores a book; resolves with it, id included. */
+  createBook(input: BookInput): Promise<Book>
+  /** `GET /books`: every book, by id ascending. */
+  listBooks(): Promise<Book[]>
+  /** `GET /book/{id}`: the book, or a 404 `Book not found` error. */
+  getBook(id: number): Promise<Book>
+  /** `PUT /book/{id}`: applies the fields present in `patch`; resolves with the stored result. */
+  updateBook(id: number, patch: BookPatch): Promise<Book>
+  /** `DELETE /book/{id}`: removes the book (a 404 `Book not found` error when there is none). */
+  deleteBook(id: number): Promise<void>
+}
+
+/**
+ * The service answered with an error: `status` is the HTTP status and `message` the service's
+ * exact text (`Book not found`, `Invalid token`, …). A response that is not the service's JSON
+ * envelope (a proxy's error page, say) is reported with its status and `Unexpected response`.
+ * Network failures are not caught: they reject with fetch's own error.
+ */
+export class BookServiceError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    /** The `x-request-id` of the response, to find it in the service's log. */
+    readonly requestId?: string
+  ) {
+    super(message)
+    this.name = 'BookServiceError'
+  }
+}
+
+interface Envelope<T> {
+  status: number
+  message: string
+  data: T
+}
+
+function isEnvelope(value: unknown): value is Envelope<unknown> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as Envelope<unknown>).status === 'number' &&
+    typeof (value as Envelope<unknown>).message === 'string' &&
+    'data' in value
+  )
+}
+
+/**
+ * Makes a client for the service at `options.baseUrl`, for TypeScript and JavaScript callers
+ * (Node 20+ or a browser: it only needs `fetch`). Every method resolves with the envelope's
+ * `data`, or rejects with a {@link BookServiceError} carrying the HTTP status and exact message.
+ *
+ * @example
+ * const client = createClient({ baseUrl: 'http://127.0.0.1:8080' })
+ * await client.login('admin', process.env.AUTH_PASSWORD!)
+ * const book = await client.createBook({ title: 'Dune', author: 'Frank Herbert', year: 1965 })
+ *
+ * @returns the {@link BookClient}; its methods reject with {@link BookServiceError} on any non-2xx answer.
+ */
+export function createClient(options: ClientOptions): BookClient {
+  const base = options.baseUrl.replace(/\/+$/, '')
+  const fetchImpl = options.fetch ?? globalThis.fetch
+  let token = options.token
+
+  async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const headers: Record<string, string> = { accept: 'application/json' }
+    if (token !== undefined) headers.authorization = `Bearer ${token}`
+    if (body !== undefined) headers['content-type'] = 'application/json'
+    const response = await fetchImpl(`${base}${path}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body)
+    })
+    const requestId = response.headers.get('x-request-id') ?? undefined
+    let parsed: unknown
+    try {
+      parsed = await response.json()
+    } catch {
+      parsed = undefined
+    }
+    if (!isEnvelope(parsed)) throw new BookServiceError(response.status, 'Unexpected response', requestId)
+    if (!response.ok) throw new BookServiceError(response.status, parsed.message, requestId)
+    return parsed.data as T
+  }
+
+  const bookPath = (id: number) => `/book/${encodeURIComponent(String(id))}`
+
+  return {
+    async login(username, password) {
+      const result = await call<LoginResult>('POST', '/login', { username, password })
+      token = result.token
+      return result
+    },
+    createBook: (input) => call<Book>('POST', '/book', input),
+    listBooks: () => call<Book[]>('GET', '/books'),
+    getBook: (id) => call<Book>('GET', bookPath(id)),
+    updateBook: (id, patch) => call<Book>('PUT', bookPath(id), patch),
+    deleteBook: async (id) => {
+      await call<null>('DELETE', bookPath(id))
+    }
+  }
+}

@@ -1,0 +1,65 @@
+import type { FastifyInstance } from 'fastify'
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+
+/** Where the metrics are served. */
+export const METRICS_PATH = '/metrics'
+
+/** Upper bounds, in seconds, of the request latency histogram's buckets. */
+const LATENCY_BUCKETS_SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+
+/** The `route` label of requests that matched no route, so unknown paths cannot grow the label set. */
+const UNMATCHED_ROUTE = 'unmatched'
+
+let processRegistry: Registry | undefined
+
+/**
+ * Process metrics (CPU, memory, event loop lag, GC, handles), collected once per process
+ * however many apps it builds (tests build many).
+ */
+function processMetrics(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry()
+    collectDefaultMetrics({ register: processRegistry })
+  }
+  return processRegistry
+}
+
+/**
+ * Adds Prometheus metrics to `app` (call it before the routes are added): every response is
+ * counted in `http_requests_total` and timed in `http_request_duration_seconds`, both labelled by
+ * `method`, `route` (the route pattern such as `/book/:id`, or `unmatched`) and `status_code`;
+ * `GET /metrics` serves them with the process metrics in the Prometheus text format
+ * (`text/plain; version=0.0.4`). Not behind auth: operators restrict it at the network.
+ */
+export function registerMetrics(app: FastifyInstance): void {
+  const registry = new Registry()
+  const labelNames = ['method', 'route', 'status_code'] as const
+  const requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests answered, by method, route pattern and status code.',
+    labelNames,
+    registers: [registry]
+  })
+  const latency = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time from receiving a request to sending its response, in seconds, by method, route pattern and status code.',
+    labelNames,
+    buckets: LATENCY_BUCKETS_SECONDS,
+    registers: [registry]
+  })
+
+  app.addHook('onResponse', async (request, reply) => {
+    const labels = {
+      method: request.method,
+      route: request.routeOptions.url ?? UNMATCHED_ROUTE,
+      status_code: String(reply.statusCode)
+    }
+    requests.inc(labels)
+    latency.observe(labels, reply.elapsedTime / 1000)
+  })
+
+  const everything = Registry.merge([processMetrics(), registry])
+  app.get(METRICS_PATH, { schema: { hide: true } }, async (_request, reply) => {
+    return reply.type(everything.contentType).send(await everything.metrics())
+  })
+}

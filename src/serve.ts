@@ -1,0 +1,75 @@
+import { buildApp } from './app.js'
+import { ConfigError, loadConfig } from './config.js'
+import { resolvePassword, resolveSecret } from './credentials.js'
+import { openStore } from './storage/open.js'
+
+/** Prints one line for the operator and exits 1 (bad configuration, storage not reachable). */
+export function fail(message: string): never {
+  process.stderr.write(`book-service: ${message}\n`)
+  process.exit(1)
+}
+
+/**
+ * Reads the configuration once (environment, then `.env`).
+ *
+ * @returns the configuration; on a bad value prints the one-line reason and exits 1.
+ */
+export function configOrExit() {
+  try {
+    return loadConfig()
+  } catch (error) {
+    if (error instanceof ConfigError) fail(error.message)
+    throw error
+  }
+}
+
+/**
+ * Starts the service (`npm start`, `book-service serve`): reads the configuration once, resolves
+ * the secret and password (generating them on first start), opens the storage (applying
+ * migrations), listens, and on SIGTERM/SIGINT stops accepting, finishes in-flight requests, closes
+ * the storage and exits 0. Exits 1 with one line on stderr when it cannot start.
+ */
+export async function serve(): Promise<void> {
+  const config = configOrExit()
+  let secret: string
+  try {
+    secret = resolveSecret(config)
+  } catch (error) {
+    if (error instanceof ConfigError) fail(error.message)
+    throw error
+  }
+  const password = resolvePassword(config, (lines) => process.stderr.write(lines))
+
+  let store
+  try {
+    store = await openStore(config, (error, delayMs) =>
+      process.stderr.write(`book-service: database unreachable (${(error as Error).message}); retrying in ${delayMs} ms\n`)
+    )
+  } catch (error) {
+    fail(`cannot open the storage at DATABASE_URL: ${(error as Error).message || String(error)}`)
+  }
+  const app = await buildApp({ config: { ...config, SECRET_TOKEN: secret, AUTH_PASSWORD: password }, store })
+
+  let stopping = false
+  const stop = (signal: string) => {
+    if (stopping) return
+    stopping = true
+    app.log.info({ signal }, 'stopping: finishing in-flight requests')
+    app.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        app.log.error({ err: error }, 'error while stopping')
+        process.exit(1)
+      }
+    )
+  }
+  process.once('SIGTERM', stop)
+  process.once('SIGINT', stop)
+
+  try {
+    await app.listen({ port: config.PORT, host: config.HOST })
+  } catch (error) {
+    await app.close()
+    fail(`cannot listen on ${config.HOST}:${config.PORT}: ${(error as Error).message}`)
+  }
+}

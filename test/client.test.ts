@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { BookServiceError, createClient, type Book } from '../src/index.js'
+import { TEST_PASSWORD, signToken } from './support/app.js'
+import { removeDirectory, startServer, temporaryDirectory, type RunningServer } from './support/server.js'
+
+/** Resolves with the BookServiceError `promise` rejects with (fails if it resolves or rejects otherwise). */
+async function failure(promise: Promise<unknown>): Promise<BookServiceError> {
+  try {
+    await promise
+  } catch (error) {
+    assert.ok(error instanceof BookServiceError, `expected a BookServiceError, got ${String(error)}`)
+    return error
+  }
+  assert.fail('expected the call to fail')
+}
+
+describe('the typed client against the real server', () => {
+  let directory: string
+  let server: RunningServer
+  before(async () => {
+    directory = temporaryDirectory()
+    server = await startServer({ dataDirectory: directory })
+  })
+  after(async () => {
+    await server.stop()
+    removeDirectory(directory)
+  })
+
+  test('the built package entry exports the client', async () => {
+    const entry = '../dist/index.js'
+    const built = (await import(entry)) as Record<string, unknown>
+    assert.equal(typeof built.createClient, 'function')
+    assert.equal(typeof built.BookServiceError, 'function')
+  })
+
+  test('without a token: 401 Authorization token required; a wrong password: 401 Invalid credentials', async () => {
+    const client = createClient({ baseUrl: server.url })
+    const missing = await failure(client.listBooks())
+    assert.equal(missing.status, 401)
+    assert.equal(missing.message, 'Authorization token required')
+    assert.equal(missing.name, 'BookServiceError')
+    assert.match(missing.requestId ?? '', /^[0-9a-f-]{36}$/)
+    const wrong = await failure(client.login('admin', 'not the password'))
+    assert.equal(wrong.status, 401)
+    assert.equal(wrong.message, 'Invalid credentials')
+  })
+
+  test('login, then create, list, get, update and delete', async () => {
+    const client = createClient({ baseUrl: `${server.url}/` })
+    const login = await client.login('admin', TEST_PASSWORD)
+    assert.equal(login.token_type, 'Bearer')
+    assert.equal(login.expires_in, 3600)
+
+    const created: Book = await client.createBook({ title: 'Dune', author: 'Frank Herbert', year: 1965 })
+    assert.deepEqual(created, { id: created.id, title: 'Dune', author: 'Frank Herbert', year: 1965 })
+    assert.deepEqual(await client.getBook(created.id), created)
+    assert.ok((await client.listBooks()).some((book) => book.id === created.id))
+
+    const updated = await client.updateBook(created.id, { year: 1966 })
+    assert.deepEqual(updated, { ...created, year: 1966 })
+
+    assert.equal(await client.deleteBook(created.id), undefined)
+    const gone = await failure(client.getBook(created.id))
+    assert.equal(gone.status, 404)
+    assert.equal(gone.message, 'Book not found')
+    assert.equal((await failure(client.deleteBook(created.id))).status, 404)
+    assert.equal((await failure(client.updateBook(created.id, {}))).message, 'Book not found')
+  })
+
+  test('a token given up front is used; invalid input and invalid tokens are typed errors', async () => {
+    const client = createClient({ baseUrl: server.url, token: signToken({ sub: 'tests' }) })
+    const bad = await failure(client.createBook({ title: '', author: 'x', year: 2000 }))
+    assert.equal(bad.status, 400)
+    assert.equal(bad.message, 'Invalid input')
+    const fraction = await failure(client.createBook({ title: 'A', author: 'B', year: 2000.5 }))
+    assert.equal(fraction.message, 'Invalid input')
+    assert.ok(Array.isArray(await client.listBooks()))
+
+    const forged = createClient({ baseUrl: server.url, token: signToken({}, { key: 'another secret' }) })
+    const invalid = await failure(forged.listBooks())
+    assert.equal(invalid.status, 401)
+    assert.equal(invalid.message, 'Invalid token')
+  })
+
+  test('a response that is not the envelope is reported as Unexpected response with its status', async () => {
+    const client = createClient({
+      baseUrl: server.url,
+      fetch: async () => new Response('<html>Bad gateway</html>', { status: 502, headers: { 'content-type': 'text/html' } })
+    })
+    const error = await failure(client.listBooks())
+    assert.equal(error.status, 502)
+    assert.equal(error.message, 'Unexpected response')
+  })
+})
