@@ -157,6 +157,8 @@ export class SqliteBookStore implements BookStore {
   }
 
   async ping(): Promise<void> {
+    // Not ready when the writer thread died: writes would all fail.
+    if (this.broken) throw this.broken
     this.statements.ping.get()
   }
 
