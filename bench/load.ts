@@ -68,7 +68,7 @@ export async function measure(target: Target, load: Load): Promise<Measurement> 
   const peak = sampler.stop()
   const seconds = result.duration > 0 ? result.duration : load.duration
   return {
-    rps: Math.round(result.requests.total / seconds),
+    rps: round(result.requests.total / seconds, result.requests.total / seconds < 100 ? 2 : 0),
     p50_ms: result.latency.p50,
     p99_ms: result.latency.p99,
     max_ms: result.latency.max,
