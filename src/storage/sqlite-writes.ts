@@ -26,8 +26,9 @@ const COLUMNS = 'id, title, author, year'
 
 /**
  * Makes the group-commit function of a connection: `commit(batch)` runs every write of the
- * batch in one transaction, each in its own savepoint (a failing write is rolled back alone), and
- * commits once (one fsync with `synchronous=FULL`).
+ * batch in one transaction and commits once (one fsync with `synchronous=FULL`). Should a write
+ * fail, the batch is run again with each write in its own savepoint, so a failing write is
+ * rolled back alone and the others are committed.
  *
  * @returns `commit`, which returns one outcome per write, in order.
  * @throws from `commit` when the commit itself fails: then nothing of the batch is stored.
@@ -51,8 +52,10 @@ export function groupCommit(db: Database.Database): (batch: WriteOp[]) => WriteO
         return remove.run(write.id).changes > 0
     }
   }
+  // The usual case: every write succeeds, so the batch runs without savepoints.
+  const plain = db.transaction((batch: WriteOp[]) => batch.map((write): WriteOutcome => ({ ok: true, value: run(write) })))
   const savepoint = db.transaction(run)
-  const transaction = db.transaction((batch: WriteOp[]) =>
+  const isolated = db.transaction((batch: WriteOp[]) =>
     batch.map((write): WriteOutcome => {
       try {
         return { ok: true, value: savepoint(write) }
@@ -62,5 +65,14 @@ export function groupCommit(db: Database.Database): (batch: WriteOp[]) => WriteO
       }
     })
   )
-  return (batch) => transaction(batch)
+  return (batch) => {
+    try {
+      return plain(batch)
+    } catch {
+      // A write (or the commit) failed and the whole transaction was rolled back, so nothing of
+      // the batch is stored: run it again with one savepoint per write, so that only the failing
+      // writes fail. If the commit fails again, that error is thrown.
+      return isolated(batch)
+    }
+  }
 }
