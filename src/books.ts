@@ -1,13 +1,18 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Type from 'typebox'
 import type { AuthHook } from './auth.js'
 import { JSON_CONTENT_TYPE, sharedList } from './book-list.js'
+import { ListParameters, parseListParameters, readListPage } from './book-query.js'
 import { HttpError, Messages } from './envelope.js'
+import { bookETag, ifMatchHolds, ifNoneMatchMatches } from './etag.js'
 import { Book, BookInput, BookParams, BookPatch } from './schemas/book.js'
 import {
   bookNotFound,
   invalidInput,
+  notModified,
+  preconditionFailed as preconditionFailedResponse,
+  withHeaders,
   payloadTooLarge,
   serverErrors,
   successResponse,
@@ -34,6 +39,18 @@ export function parseBookId(raw: string): number | undefined {
 }
 
 const notFound = () => new HttpError(404, Messages.bookNotFound)
+const preconditionFailed = () => new HttpError(412, Messages.preconditionFailed)
+
+/** The `If-Match` header of a request, or undefined when it has none. */
+function ifMatchOf(request: FastifyRequest): string | undefined {
+  const header = request.headers['if-match']
+  return header === undefined ? undefined : String(header)
+}
+
+/** The `ETag` header as the API document shows it. */
+const etagHeader = {
+  etag: { type: 'string' as const, description: 'Strong entity tag of the book; changes whenever the book changes (issue 7).' }
+}
 
 /** Throws the 400 `Invalid input` when Fastify attached a body validation error. */
 function assertValidBody(request: FastifyRequest): void {
@@ -93,20 +110,38 @@ export async function booksRoutes(app: FastifyInstance, options: BooksOptions): 
   const listSchema = {
     tags,
     operationId: 'listBooks',
-    summary: 'List all books',
-    description: 'Every book, ordered by id ascending. No pagination, filtering or sorting parameters.',
+    summary: 'List books',
+    description:
+      'Without query parameters: every book, ordered by id ascending (the contract). The optional parameters page ' +
+      '(`limit`, `after`, with a `Link: <…>; rel="next"` header while more books follow), filter (`title`, `author`: ' +
+      'case-insensitive substring; `year`, `year_min`, `year_max`) and sort (`sort`, ties broken by id); `count=true` ' +
+      'adds `X-Total-Count`. Unknown parameters are ignored.',
     security,
+    querystring: ListParameters,
     response: {
-      200: successResponse(Type.Array(Book), Messages.listed, 'all books, by id ascending.'),
+      200: withHeaders(successResponse(Type.Array(Book), Messages.listed, 'the books asked for (all of them, by id, without parameters).'), {
+        link: { type: 'string' as const, description: 'RFC 8288 `</books?…>; rel="next"`: only with `limit`, while more books follow.' },
+        'x-total-count': { type: 'string' as const, description: 'How many books match the filters: only with `count=true`.' }
+      }),
+      400: invalidInput('a query parameter has a bad value (e.g. `limit` outside 1..1000, a non-integer `year`, an `after` that is not an id or a cursor of this sort).'),
       ...errors
     }
   }
-  // The schema still describes the response; the body is made by sharedList (the same bytes),
-  // streamed when long, one read of the store shared by the requests that arrive together.
+  // Without paging parameters, the whole list: made by sharedList (the same bytes as the schema's
+  // serialization), streamed when long, one read of the store shared by requests arriving together.
   const listBody = sharedList(() => store.list())
-  app.get('/books', { schema: listSchema }, async (_request, reply) => {
+  api.get('/books', { schema: listSchema }, async (request, reply) => {
+    // Issue 7: optional paging, filters and sort. Without any of them, the contract's list.
+    const listing = parseListParameters(request.query)
+    if (listing) {
+      const page = await readListPage(store, listing)
+      if (page.next !== undefined) reply.header('link', `<${page.next}>; rel="next"`)
+      if (page.total !== undefined) reply.header('x-total-count', String(page.total))
+      return { status: 200, message: Messages.listed, data: page.books }
+    }
     const body = await listBody()
-    return reply.type(JSON_CONTENT_TYPE).send(body)
+    // A string or a stream of the serialized envelope: sent as is, not serialized again.
+    return reply.type(JSON_CONTENT_TYPE).send(body as never)
   })
 
   api.get(
@@ -116,19 +151,27 @@ export async function booksRoutes(app: FastifyInstance, options: BooksOptions): 
         tags,
         operationId: 'getBook',
         summary: 'Get a book',
+        description: 'Answers 304 with no body when `If-None-Match` names the current `ETag` (or is `*`).',
         security,
         params: BookParams,
         response: {
-          200: successResponse(Book, Messages.retrieved, 'the book with this id.'),
+          200: withHeaders(successResponse(Book, Messages.retrieved, 'the book with this id.'), etagHeader),
+          304: notModified,
           404: bookNotFound,
           ...errors
         }
       }
     },
-    async (request) => {
+    async (request, reply) => {
       const id = parseBookId(request.params.id)
       const book = id === undefined ? undefined : await store.get(id)
       if (!book) throw notFound()
+      const etag = bookETag(book)
+      reply.header('etag', etag)
+      const ifNoneMatch = request.headers['if-none-match']
+      if (ifNoneMatch !== undefined && ifNoneMatchMatches(ifNoneMatch, etag)) {
+        return (reply as FastifyReply).code(304).send() // no body (RFC 9110 §15.4.5)
+      }
       return { status: 200, message: Messages.retrieved, data: book }
     }
   )
@@ -143,28 +186,41 @@ export async function booksRoutes(app: FastifyInstance, options: BooksOptions): 
         summary: 'Update a book',
         description:
           'Applies the fields present in the body on top of the stored book; absent fields keep their value, `{}` changes nothing. ' +
-          'Checked in this order: token (401), existence (404), body (400).',
+          'With `If-Match`, only while the book still has that `ETag` (`*`: any), checked and written atomically. ' +
+          'Checked in this order: token (401), existence (404), `If-Match` (412), body (400).',
         security,
         params: BookParams,
         body: BookPatch,
         response: {
-          200: successResponse(Book, Messages.updated, 'the book as stored now.'),
+          200: withHeaders(successResponse(Book, Messages.updated, 'the book as stored now.'), etagHeader),
           400: badBody,
           404: bookNotFound,
+          412: preconditionFailedResponse,
           413: payloadTooLarge,
           ...errors
         }
       }
     },
-    async (request) => {
-      // Spec order: the existing record is loaded first (404), then the body is checked (400).
+    async (request, reply) => {
+      // Spec order: the existing record is loaded first (404), then If-Match (412, issue 7: a
+      // precondition is about the stored state), then the body is checked (400).
       const id = parseBookId(request.params.id)
-      if (id === undefined || !(await store.get(id))) throw notFound()
+      const current = id === undefined ? undefined : await store.get(id)
+      if (id === undefined || !current) throw notFound()
+      const ifMatch = ifMatchOf(request)
+      if (ifMatch !== undefined && !ifMatchHolds(ifMatch, bookETag(current))) throw preconditionFailed()
       assertValidBody(request)
       const { title, author, year } = request.body
-      const book = await store.update(id, { title, author, year })
-      if (!book) throw notFound() // deleted between the load and the save
-      return { status: 200, message: Messages.updated, data: book }
+      const patch = { title, author, year }
+      // With a tag, the version check and the write are one atomic statement.
+      const outcome =
+        ifMatch === undefined || ifMatch.trim() === '*'
+          ? await store.update(id, patch)
+          : await store.updateIfVersion(id, current.version, patch)
+      if (outcome === undefined || outcome === 'missing') throw notFound() // deleted since the load
+      if (outcome === 'stale') throw preconditionFailed() // changed since the load
+      reply.header('etag', bookETag(outcome))
+      return { status: 200, message: Messages.updated, data: outcome }
     }
   )
 
@@ -175,19 +231,34 @@ export async function booksRoutes(app: FastifyInstance, options: BooksOptions): 
         tags,
         operationId: 'deleteBook',
         summary: 'Delete a book',
-        description: 'Removes the book; its id is never reused. A second delete answers 404.',
+        description:
+          'Removes the book; its id is never reused. A second delete answers 404. With `If-Match`, only while the ' +
+          'book still has that `ETag` (`*`: any), checked and deleted atomically; order: token, 404, 412.',
         security,
         params: BookParams,
         response: {
           200: successResponse(Type.Null(), Messages.deleted, `the book is removed; \`data\` is null.`),
           404: bookNotFound,
+          412: preconditionFailedResponse,
           ...errors
         }
       }
     },
     async (request) => {
       const id = parseBookId(request.params.id)
-      if (id === undefined || !(await store.delete(id))) throw notFound()
+      if (id === undefined) throw notFound()
+      const ifMatch = ifMatchOf(request)
+      if (ifMatch === undefined || ifMatch.trim() === '*') {
+        if (!(await store.delete(id))) throw notFound()
+      } else {
+        // Order: 404 (no such book), then 412 (stale tag); the check and the delete are one statement.
+        const current = await store.get(id)
+        if (!current) throw notFound()
+        if (!ifMatchHolds(ifMatch, bookETag(current))) throw preconditionFailed()
+        const outcome = await store.deleteIfVersion(id, current.version)
+        if (outcome === 'missing') throw notFound()
+        if (outcome === 'stale') throw preconditionFailed()
+      }
       return { status: 200, message: Messages.deleted, data: null }
     }
   )

@@ -40,15 +40,23 @@ export async function serve(): Promise<void> {
   }
   const password = resolvePassword(config, (lines) => process.stderr.write(lines))
 
+  // Until the app's logger exists, a pooled connection lost between requests is told on stderr.
+  let connectionLost = (error: unknown): void => {
+    process.stderr.write(`book-service: database connection lost (${(error as Error).message}); reconnecting on the next query\n`)
+  }
   let store
   try {
-    store = await openStore(config, (error, delayMs) =>
-      process.stderr.write(`book-service: database unreachable (${(error as Error).message}); retrying in ${delayMs} ms\n`)
+    store = await openStore(
+      config,
+      (error, delayMs) =>
+        process.stderr.write(`book-service: database unreachable (${(error as Error).message}); retrying in ${delayMs} ms\n`),
+      (error) => connectionLost(error)
     )
   } catch (error) {
     fail(`cannot open the storage at DATABASE_URL: ${(error as Error).message || String(error)}`)
   }
   const app = await buildApp({ config: { ...config, SECRET_TOKEN: secret, AUTH_PASSWORD: password }, store })
+  connectionLost = (error) => app.log.warn({ err: error }, 'database connection lost; reconnecting on the next query')
 
   let stopping = false
   const stop = (signal: string) => {

@@ -102,3 +102,24 @@ export function successResponse<T extends TSchema>(
   }
   return { ...schema, properties, description: `\`${message}\`: ${what}` } as typeof schema
 }
+
+/** 412 on PUT/DELETE /book/{id} with an `If-Match` that does not name the book's current tag (issue 7). */
+export const preconditionFailed = errorResponse(
+  412,
+  `${quoted([Messages.preconditionFailed])}: \`If-Match\` does not name the book's current \`ETag\`; nothing was changed.`,
+  [Messages.preconditionFailed]
+)
+
+/** 304 on GET /book/{id} when `If-None-Match` names the current tag: no body (issue 7). */
+export const notModified = {
+  description: 'Not modified: `If-None-Match` names the current `ETag`. No body; the `ETag` header is repeated.',
+  type: 'null'
+} as const
+
+/**
+ * A response schema with the headers it carries, for the API document (`@fastify/swagger` turns
+ * `headers` into the OpenAPI response headers; serialization ignores it).
+ */
+export function withHeaders<T extends object>(schema: T, headers: Record<string, { type: 'string'; description: string }>): T {
+  return { ...schema, headers: Object.fromEntries(Object.entries(headers).map(([name, header]) => [name, { ...header }])) }
+}

@@ -10,21 +10,83 @@ import type { Book, BookInput, BookPatch } from '../schemas/book.js'
 export interface BookStore {
   /** Stores a new book and returns it with its newly assigned id (ascending, never reused). */
   create(input: BookInput): Promise<Book>
-  /** Every book, ordered by id ascending, yielded in pages so memory stays flat. */
-  list(): AsyncIterable<Book>
-  /** The book with this id, or undefined. */
-  get(id: number): Promise<Book | undefined>
+  /**
+   * Without `query`: every book, ordered by id ascending, yielded in pages so memory stays flat.
+   * With `query`: the books matching its filters, in its order, after its cursor, at most
+   * `query.limit` of them (issue 7: "Reading large collections").
+   */
+  list(query?: BookQuery): AsyncIterable<Book>
+  /** How many books match `filter` (all books when it is empty): the `X-Total-Count` header. */
+  count(filter: BookFilter): Promise<number>
+  /** The book with this id and its version (for the `ETag`), or undefined. */
+  get(id: number): Promise<VersionedBook | undefined>
   /**
    * Applies the present fields of `patch` on top of the stored book in one atomic step and
    * returns the result, or undefined when no book has this id (including one deleted meanwhile).
    */
-  update(id: number, patch: BookPatch): Promise<Book | undefined>
+  update(id: number, patch: BookPatch): Promise<VersionedBook | undefined>
+  /**
+   * Like {@link update}, but only when the stored version is still `version`: the comparison and
+   * the write are one atomic statement (`UPDATE … WHERE id = ? AND version = ?`).
+   *
+   * @returns the updated book, `'missing'` when no book has this id, `'stale'` when its version differs.
+   */
+  updateIfVersion(id: number, version: number, patch: BookPatch): Promise<VersionedBook | 'missing' | 'stale'>
   /** Removes the book; false when no book had this id. */
   delete(id: number): Promise<boolean>
+  /**
+   * Removes the book only when its stored version is still `version`, in one atomic statement.
+   *
+   * @returns `'deleted'`, `'missing'` (no book has this id) or `'stale'` (its version differs).
+   */
+  deleteIfVersion(id: number, version: number): Promise<'deleted' | 'missing' | 'stale'>
   /** Resolves when the storage answers a trivial query (readiness); rejects otherwise. */
   ping(): Promise<void>
   /** Finishes pending writes and releases the storage (files, connections). */
   close(): Promise<void>
+}
+
+/**
+ * A stored book with its version: 1 when created, incremented by every successful update. The
+ * version never reaches a response body; it makes the book's `ETag` (src/etag.ts).
+ */
+export type VersionedBook = Book & { version: number }
+
+/**
+ * Filters of {@link BookStore.list} and {@link BookStore.count}; absent ones do not filter.
+ * `title` and `author` are already folded (`foldText` in src/storage/fold.ts) substrings, matched literally
+ * (`%` and `_` are not wildcards); the year bounds are inclusive.
+ */
+export interface BookFilter {
+  title?: string
+  author?: string
+  year?: number
+  yearMin?: number
+  yearMax?: number
+}
+
+/** The fields a list can be ordered by; `title` and `author` order by their folded form. */
+export type SortField = 'id' | 'title' | 'author' | 'year'
+
+/**
+ * One position in a sorted list: the sort key of a book (its id, folded title, folded author or
+ * year) and its id. A page "after" it starts with the first book past it in the list's order.
+ */
+export interface Cursor {
+  key: string | number
+  id: number
+}
+
+/** A query of {@link BookStore.list}: filters, order (ties always broken by id), start and size. */
+export interface BookQuery extends BookFilter {
+  /** Default `id`. */
+  sort?: SortField
+  /** Descending instead of ascending, for the sort key and the id tie-break alike. */
+  descending?: boolean
+  /** Only books strictly after this position in the order. */
+  after?: Cursor
+  /** At most this many books. */
+  limit?: number
 }
 
 /** The storage cannot be reached right now; answered 503 `Service unavailable`. */

@@ -1,11 +1,37 @@
 import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import type { Book, BookInput, BookPatch } from '../schemas/book.js'
-import { LIST_PAGE_SIZE, StorageUnavailableError, type BookStore } from './book-store.js'
+import {
+  LIST_PAGE_SIZE,
+  StorageUnavailableError,
+  type BookFilter,
+  type BookQuery,
+  type BookStore,
+  type VersionedBook
+} from './book-store.js'
+import { countStatement, listStatement } from './book-query-sql.js'
+import { foldText } from './fold.js'
 import { migrateToLatest } from './migrations.js'
 
 const INT8_OID = 20
 const COLUMNS = 'id, title, author, year'
+const VERSIONED = `${COLUMNS}, version`
+
+/** The SET clause of every update ($1..$5 = {@link patchValues}): absent fields keep; the version goes up. */
+const SET_PATCH = `title = COALESCE($1, title), title_folded = COALESCE($2, title_folded),
+  author = COALESCE($3, author), author_folded = COALESCE($4, author_folded),
+  year = COALESCE($5, year), version = version + 1`
+
+/** Patch values in the order of {@link SET_PATCH}: title, folded title, author, folded author, year. */
+function patchValues(patch: BookPatch): unknown[] {
+  return [
+    patch.title ?? null,
+    patch.title === undefined ? null : foldText(patch.title),
+    patch.author ?? null,
+    patch.author === undefined ? null : foldText(patch.author),
+    patch.year ?? null
+  ]
+}
 
 /** Parses BIGINT ids as numbers: ids are at most 2^53-1 (decisions: "Ids"). */
 const types = {
@@ -22,11 +48,19 @@ const UNREACHABLE_CODES = new Set([
   '53300' // too_many_connections
 ])
 
+/**
+ * node-postgres errors without a code that mean the connection is gone or never came: the socket
+ * closed ("Connection terminated unexpectedly"), the connect or pool-wait timeout, a client whose
+ * connection already failed, and the per-query read timeout.
+ */
+const UNREACHABLE_MESSAGES =
+  /Connection terminated|timeout exceeded when trying to connect|connect ECONNREFUSED|not queryable|Query read timeout/i
+
 /** True when `error` says the database is unreachable (as opposed to a bug or a bad query). */
 export function isUnreachable(error: unknown): boolean {
   const { code, message } = error as { code?: string; message?: string }
   if (code && (UNREACHABLE_CODES.has(code) || code.startsWith('08'))) return true
-  return /Connection terminated|timeout exceeded when trying to connect|connect ECONNREFUSED/i.test(message ?? '')
+  return UNREACHABLE_MESSAGES.test(message ?? '')
 }
 
 /** Options of {@link PostgresBookStore.open}. */
@@ -37,7 +71,28 @@ export interface PostgresOptions {
   startupTimeoutMs: number
   /** Called before each start-up retry, with the error and the delay before the next try (ms). */
   onRetry?: (error: unknown, delayMs: number) => void
+  /**
+   * Called when a pooled connection fails outside any request (the server restarted, the network
+   * dropped it). The pool has already discarded that connection; the next query opens a new one.
+   */
+  onConnectionError?: (error: unknown) => void
+  /**
+   * Longest wait, in milliseconds, for a connection: opening a new one, or a free one when all
+   * `poolSize` are busy. Past it the request answers 503. Default {@link CONNECT_TIMEOUT_MS}.
+   */
+  connectTimeoutMs?: number
+  /**
+   * Longest wait, in milliseconds, for the answer to one book query once sent (a server or network
+   * that went silent without closing the connection). Past it the request answers 503 and the
+   * connection is discarded. Default {@link QUERY_TIMEOUT_MS}.
+   */
+  queryTimeoutMs?: number
 }
+
+/** Default {@link PostgresOptions.connectTimeoutMs}: 5 s (node-postgres' own default is to wait forever). */
+export const CONNECT_TIMEOUT_MS = 5000
+/** Default {@link PostgresOptions.queryTimeoutMs}: 10 s (node-postgres' own default is to wait forever). */
+export const QUERY_TIMEOUT_MS = 10_000
 
 /**
  * The PostgreSQL {@link BookStore} (node-postgres pool, parameterised named statements).
@@ -47,7 +102,12 @@ export interface PostgresOptions {
  * different fields all survive, and an update racing a delete never resurrects the row.
  */
 export class PostgresBookStore implements BookStore {
-  private constructor(private readonly pool: pg.Pool) {}
+  private closed: Promise<void> | undefined
+
+  private constructor(
+    private readonly pool: pg.Pool,
+    private readonly queryTimeoutMs: number
+  ) {}
 
   /**
    * Connects to `url` and applies pending migrations (under Kysely's advisory lock, so several
@@ -57,14 +117,26 @@ export class PostgresBookStore implements BookStore {
    * @throws the last connection error once the time is up, or a migration error at once.
    */
   static async open(url: string, options: PostgresOptions): Promise<PostgresBookStore> {
-    const pool = new pg.Pool({ connectionString: url, max: options.poolSize, connectionTimeoutMillis: 5000, types })
-    // An idle client losing its connection must not crash the process; the next query reconnects.
-    pool.on('error', () => {})
+    const pool = new pg.Pool({
+      connectionString: url, // ssl, sslmode, application_name, options… in the URL pass through and win
+      application_name: 'book-service',
+      max: options.poolSize,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
+      keepAlive: true, // TCP keep-alive, so a dead peer is noticed on an idle connection too
+      types
+    })
+    // A connection that fails while idle in the pool is discarded by the pool, which then emits
+    // 'error': without a listener that would crash the process. Log it and go on.
+    pool.on('error', (error) => options.onConnectionError?.(error))
+    // While a client is checked out (Kysely holds one for the whole migration) the pool does not
+    // listen for its errors; this listener keeps a connection lost mid-migration from crashing
+    // the process: the pending query rejects instead, and the pool discards the client on release.
+    pool.on('connect', (client) => client.on('error', () => {}))
     const deadline = Date.now() + options.startupTimeoutMs
     for (let delay = 250; ; delay = Math.min(delay * 2, 5000)) {
       try {
         await migrateToLatest(new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) }), 'postgres')
-        return new PostgresBookStore(pool)
+        return new PostgresBookStore(pool, options.queryTimeoutMs ?? QUERY_TIMEOUT_MS)
       } catch (error) {
         if (!isUnreachable(error) || Date.now() + delay > deadline) {
           await pool.end()
@@ -79,13 +151,19 @@ export class PostgresBookStore implements BookStore {
   async create(input: BookInput): Promise<Book> {
     const rows = await this.query<Book>(
       'book-insert',
-      `INSERT INTO books (title, author, year) VALUES ($1, $2, $3) RETURNING ${COLUMNS}`,
-      [input.title, input.author, input.year]
+      `INSERT INTO books (title, author, year, title_folded, author_folded) VALUES ($1, $2, $3, $4, $5)
+       RETURNING ${COLUMNS}`,
+      [input.title, input.author, input.year, foldText(input.title), foldText(input.author)]
     )
     return rows[0]!
   }
 
-  async *list(): AsyncIterable<Book> {
+  async *list(query?: BookQuery): AsyncIterable<Book> {
+    if (query) {
+      const { sql, parameters } = listStatement('postgres', query)
+      yield* await this.query<Book>(undefined, sql, [...parameters])
+      return
+    }
     let after = 0
     for (;;) {
       const page = await this.query<Book>(
@@ -99,19 +177,47 @@ export class PostgresBookStore implements BookStore {
     }
   }
 
-  async get(id: number): Promise<Book | undefined> {
-    const rows = await this.query<Book>('book-get', `SELECT ${COLUMNS} FROM books WHERE id = $1`, [id])
+  async count(filter: BookFilter): Promise<number> {
+    const { sql, parameters } = countStatement('postgres', filter)
+    const rows = await this.query<{ total: number }>(undefined, sql, [...parameters])
+    return rows[0]!.total
+  }
+
+  async get(id: number): Promise<VersionedBook | undefined> {
+    const rows = await this.query<VersionedBook>('book-get-versioned', `SELECT ${VERSIONED} FROM books WHERE id = $1`, [id])
     return rows[0]
   }
 
-  async update(id: number, patch: BookPatch): Promise<Book | undefined> {
-    const rows = await this.query<Book>(
-      'book-update',
-      `UPDATE books SET title = COALESCE($1, title), author = COALESCE($2, author), year = COALESCE($3, year)
-       WHERE id = $4 RETURNING ${COLUMNS}`,
-      [patch.title ?? null, patch.author ?? null, patch.year ?? null, id]
+  async update(id: number, patch: BookPatch): Promise<VersionedBook | undefined> {
+    const rows = await this.query<VersionedBook>(
+      'book-update-versioned',
+      `UPDATE books SET ${SET_PATCH} WHERE id = $6 RETURNING ${VERSIONED}`,
+      [...patchValues(patch), id]
     )
     return rows[0]
+  }
+
+  /**
+   * One `UPDATE … WHERE id = $6 AND version = $7`: PostgreSQL locks the row, and a concurrent
+   * update that committed first makes the condition false, so exactly one of two racing
+   * conditional updates of the same version succeeds.
+   */
+  async updateIfVersion(id: number, version: number, patch: BookPatch): Promise<VersionedBook | 'missing' | 'stale'> {
+    const rows = await this.query<VersionedBook>(
+      'book-update-if-version',
+      `UPDATE books SET ${SET_PATCH} WHERE id = $6 AND version = $7 RETURNING ${VERSIONED}`,
+      [...patchValues(patch), id, version]
+    )
+    return rows[0] ?? this.missingOrStale(id)
+  }
+
+  async deleteIfVersion(id: number, version: number): Promise<'deleted' | 'missing' | 'stale'> {
+    const rows = await this.query<{ id: number }>(
+      'book-delete-if-version',
+      'DELETE FROM books WHERE id = $1 AND version = $2 RETURNING id',
+      [id, version]
+    )
+    return rows.length > 0 ? 'deleted' : this.missingOrStale(id)
   }
 
   async delete(id: number): Promise<boolean> {
@@ -123,14 +229,30 @@ export class PostgresBookStore implements BookStore {
     await this.query('ping', 'SELECT 1', [])
   }
 
+  /**
+   * Drains the pool: waits for queries in flight, then closes every connection. Safe to call
+   * more than once (node-postgres throws on a second `end()`).
+   */
   async close(): Promise<void> {
-    await this.pool.end()
+    this.closed ??= this.pool.end()
+    await this.closed
   }
 
-  /** Runs one named (prepared per connection) statement; unreachable-database errors become 503s. */
-  private async query<Row extends pg.QueryResultRow>(name: string, text: string, values: unknown[]): Promise<Row[]> {
+  /** Why a conditional write changed nothing: the book is gone, or its version moved on. */
+  private async missingOrStale(id: number): Promise<'missing' | 'stale'> {
+    const rows = await this.query('book-exists', 'SELECT 1 FROM books WHERE id = $1', [id])
+    return rows.length > 0 ? 'stale' : 'missing'
+  }
+
+  /**
+   * Runs one statement, named (prepared per connection) when `name` is given; unreachable-database
+   * errors become 503s.
+   */
+  private async query<Row extends pg.QueryResultRow>(name: string | undefined, text: string, values: unknown[]): Promise<Row[]> {
     try {
-      return (await this.pool.query<Row>({ name, text, values })).rows
+      // `query_timeout` per query is honoured by node-postgres but missing from @types/pg.
+      const query: pg.QueryConfig & { query_timeout: number } = { name, text, values, query_timeout: this.queryTimeoutMs }
+      return (await this.pool.query<Row>(query)).rows
     } catch (error) {
       if (isUnreachable(error)) throw new StorageUnavailableError('PostgreSQL is unreachable', { cause: error })
       throw error

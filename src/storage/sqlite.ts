@@ -3,9 +3,11 @@ import { dirname } from 'node:path'
 import { Worker } from 'node:worker_threads'
 import Database from 'better-sqlite3'
 import type { Book, BookInput, BookPatch } from '../schemas/book.js'
-import { LIST_PAGE_SIZE, type BookStore } from './book-store.js'
+import { LIST_PAGE_SIZE, type BookFilter, type BookQuery, type BookStore, type VersionedBook } from './book-store.js'
+import { countStatement, listStatement } from './book-query-sql.js'
+import { foldText } from './fold.js'
 import { isUpToDate, migrateToLatest } from './migrations.js'
-import { groupCommit, toError, type WriteError, type WriteOp, type WriteOutcome } from './sqlite-writes.js'
+import { groupCommit, patchValues, toError, type WriteError, type WriteOp, type WriteOutcome } from './sqlite-writes.js'
 
 interface WriteJob {
   write: WriteOp
@@ -27,6 +29,10 @@ const WRITER_URL = new URL(FROM_SOURCES ? './sqlite-writer.ts' : './sqlite-write
 const CACHED_BOOKS = 10_000
 
 const COLUMNS = 'id, title, author, year'
+const VERSIONED = `${COLUMNS}, version`
+
+/** Most distinct list/count statements kept prepared (one per shape of query, not per value). */
+const PREPARED_QUERIES = 64
 
 /** A books row in raw mode: the {@link COLUMNS} in order. */
 type BookRow = [id: number, title: string, author: string, year: number]
@@ -70,7 +76,8 @@ export class SqliteBookStore implements BookStore {
   /** Set once the writer thread died: every later write fails with it. */
   private broken: Error | undefined
   private idleWaiters: Array<() => void> = []
-  private readonly cache = new Map<number, Book>()
+  private readonly cache = new Map<number, VersionedBook>()
+  private readonly prepared = new Map<string, Database.Statement>()
   private readonly commit: ((batch: WriteOp[]) => WriteOutcome[]) | undefined
   private readonly statements
 
@@ -88,7 +95,7 @@ export class SqliteBookStore implements BookStore {
       page: db
         .prepare<[number, number], BookRow>(`SELECT ${COLUMNS} FROM books WHERE id > ? ORDER BY id LIMIT ?`)
         .raw(true),
-      get: db.prepare<[number], Book>(`SELECT ${COLUMNS} FROM books WHERE id = ?`),
+      get: db.prepare<[number], VersionedBook>(`SELECT ${VERSIONED} FROM books WHERE id = ?`),
       ping: db.prepare('SELECT 1')
     }
   }
@@ -124,10 +131,20 @@ export class SqliteBookStore implements BookStore {
   }
 
   create(input: BookInput): Promise<Book> {
-    return this.write({ op: 'insert', title: input.title, author: input.author, year: input.year }, () => {})
+    const { title, author, year } = input
+    return this.write(
+      { op: 'insert', title, author, year, titleFolded: foldText(title), authorFolded: foldText(author) },
+      () => {}
+    )
   }
 
-  async *list(): AsyncIterable<Book> {
+  async *list(query?: BookQuery): AsyncIterable<Book> {
+    if (query) {
+      const { sql, parameters } = listStatement('sqlite', query)
+      // One page at most (limit <= 1000 + 1), or a filtered list without limit: iterate lazily.
+      yield* this.prepare(sql).iterate(...parameters) as IterableIterator<Book>
+      return
+    }
     let after = 0
     for (;;) {
       const rows = this.statements.page.all(after, LIST_PAGE_SIZE) as unknown as BookRow[]
@@ -137,7 +154,12 @@ export class SqliteBookStore implements BookStore {
     }
   }
 
-  async get(id: number): Promise<Book | undefined> {
+  async count(filter: BookFilter): Promise<number> {
+    const { sql, parameters } = countStatement('sqlite', filter)
+    return (this.prepare(sql).get(...parameters) as { total: number }).total
+  }
+
+  async get(id: number): Promise<VersionedBook | undefined> {
     const cached = this.cache.get(id)
     if (cached !== undefined) return cached
     const book = this.statements.get.get(id)
@@ -145,15 +167,32 @@ export class SqliteBookStore implements BookStore {
     return book
   }
 
-  update(id: number, patch: BookPatch): Promise<Book | undefined> {
-    return this.write<Book | undefined>(
-      { op: 'update', id, title: patch.title ?? null, author: patch.author ?? null, year: patch.year ?? null },
-      (book) => (book === undefined ? this.cache.delete(id) : this.cache.has(id) && this.cache.set(id, book))
+  update(id: number, patch: BookPatch): Promise<VersionedBook | undefined> {
+    return this.write<VersionedBook | undefined>({ op: 'update', id, values: patchValues(patch) }, (book) =>
+      book === undefined ? this.cache.delete(id) : this.cache.has(id) && this.cache.set(id, book)
+    )
+  }
+
+  /**
+   * The compare and the write are one statement, run inside the group-commit transaction like
+   * every write; when it changes nothing, the existence check runs in the same transaction, so
+   * no other write can come between them (SQLite has one writer: the writer's connection).
+   */
+  updateIfVersion(id: number, version: number, patch: BookPatch): Promise<VersionedBook | 'missing' | 'stale'> {
+    return this.write<VersionedBook | 'missing' | 'stale'>(
+      { op: 'updateIfVersion', id, version, values: patchValues(patch) },
+      (result) => (result === 'missing' ? this.cache.delete(id) : result !== 'stale' && this.cache.has(id) && this.cache.set(id, result))
     )
   }
 
   delete(id: number): Promise<boolean> {
     return this.write<boolean>({ op: 'delete', id }, () => this.cache.delete(id))
+  }
+
+  deleteIfVersion(id: number, version: number): Promise<'deleted' | 'missing' | 'stale'> {
+    return this.write<'deleted' | 'missing' | 'stale'>({ op: 'deleteIfVersion', id, version }, (result) =>
+      result === 'stale' ? undefined : this.cache.delete(id)
+    )
   }
 
   async ping(): Promise<void> {
@@ -181,8 +220,19 @@ export class SqliteBookStore implements BookStore {
     this.db.close()
   }
 
+  /** The prepared statement for `sql`, kept for the next query of the same shape. */
+  private prepare(sql: string): Database.Statement {
+    let statement = this.prepared.get(sql)
+    if (!statement) {
+      if (this.prepared.size >= PREPARED_QUERIES) this.prepared.delete(this.prepared.keys().next().value!)
+      statement = this.db.prepare(sql)
+      this.prepared.set(sql, statement)
+    }
+    return statement
+  }
+
   /** Adds a book read from the file to the read cache, dropping the oldest entry when full. */
-  private remember(book: Book): void {
+  private remember(book: VersionedBook): void {
     if (this.cache.size >= CACHED_BOOKS) this.cache.delete(this.cache.keys().next().value!)
     this.cache.set(book.id, book)
   }

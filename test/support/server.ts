@@ -55,6 +55,8 @@ export async function startServer(options: {
   env?: Record<string, string>
   port?: number
   timeoutMs?: number
+  /** Called with each chunk the process writes (stdout and stderr), as it comes. */
+  onOutput?: (text: string) => void
   /** What node runs (default: the server entry); e.g. `[CLI_ENTRY, 'serve']`. */
   command?: string[]
   /** Internal: which try this is after a port clash (at most 3). */
@@ -77,8 +79,12 @@ export async function startServer(options: {
     stdio: ['ignore', 'pipe', 'pipe']
   })
   let output = ''
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()))
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()))
+  const collect = (chunk: Buffer) => {
+    output += chunk.toString()
+    options.onOutput?.(chunk.toString())
+  }
+  child.stdout!.on('data', collect)
+  child.stderr!.on('data', collect)
   const exited = new Promise<number | string>((resolve) =>
     child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown'))
   )
