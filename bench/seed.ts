@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3'
 import pg from 'pg'
+import { foldText } from '../src/storage/fold.js'
 import { SqliteBookStore } from '../src/storage/sqlite.js'
 import { seededBook } from './seeded-book.js'
 
@@ -16,11 +17,13 @@ export async function seedSqlite(path: string, count: number): Promise<void> {
   const db = new Database(path)
   try {
     db.pragma('journal_mode = WAL')
-    const insert = db.prepare<[string, string, number]>('INSERT INTO books (title, author, year) VALUES (?, ?, ?)')
+    const insert = db.prepare<[string, string, number, string, string]>(
+      'INSERT INTO books (title, author, year, title_folded, author_folded) VALUES (?, ?, ?, ?, ?)'
+    )
     db.transaction(() => {
       for (let i = 1; i <= count; i++) {
         const book = seededBook(i)
-        insert.run(book.title, book.author, book.year)
+        insert.run(book.title, book.author, book.year, foldText(book.title), foldText(book.author))
       }
     })()
     db.pragma('wal_checkpoint(TRUNCATE)')
@@ -31,18 +34,21 @@ export async function seedSqlite(path: string, count: number): Promise<void> {
 
 /**
  * Empties the `books` table of the PostgreSQL database at `url` (ids restart at 1) and inserts
- * `count` books in one statement. The table must exist (the service migrates it at start-up).
+ * `count` books (the same as the SQLite ones, folded columns included) in one statement. The table must exist (the service migrates it at start-up).
  */
 export async function seedPostgres(url: string, count: number): Promise<void> {
   const client = new pg.Client({ connectionString: url })
   await client.connect()
   try {
     await client.query('TRUNCATE books RESTART IDENTITY')
+    const books = Array.from({ length: count }, (_, index) => seededBook(index + 1))
     await client.query(
-      `INSERT INTO books (title, author, year)
-       SELECT 'The collected works, volume ' || g, 'Author number ' || (g % 997), 1800 + (g % 225)
-       FROM generate_series(1, $1::int) AS g`,
-      [count]
+      `INSERT INTO books (title, author, year, title_folded, author_folded)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::text[])`,
+      [
+        books.map((book) => book.title), books.map((book) => book.author), books.map((book) => book.year),
+        books.map((book) => foldText(book.title)), books.map((book) => foldText(book.author))
+      ]
     )
     await client.query('ANALYZE books')
   } finally {
