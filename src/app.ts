@@ -4,9 +4,11 @@ import secureJson from 'secure-json-parse'
 import { createAuthHook, createTokenSigner, createTokenVerifier } from './auth.js'
 import { booksRoutes } from './books.js'
 import type { Config } from './config.js'
+import { connectionOptions, limitConnections } from './connection-limits.js'
 import { corsOrigins, registerCors } from './cors.js'
 import { badUrlHandler, clientErrorHandler, errorHandler, methodNotAllowed, notFoundHandler } from './errors.js'
 import { healthRoutes } from './health.js'
+import { requireHost } from './host-header.js'
 import { loginRoute } from './login.js'
 import { registerMetrics } from './metrics.js'
 import { apiDocument } from './openapi.js'
@@ -51,6 +53,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     logController: new RequestLog(),
     genReqId: () => randomUUID(),
     bodyLimit: BODY_LIMIT_BYTES,
+    ...connectionOptions(config),
     return503OnClosing: false,
     clientErrorHandler,
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false } },
@@ -68,12 +71,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     }
   })
 
+  limitConnections(app.server, config)
   app.setErrorHandler(errorHandler)
   app.setNotFoundHandler(notFoundHandler)
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
     done()
   })
+  app.addHook('onRequest', requireHost)
   app.addHook('onClose', async () => store.close())
 
   const registerMethodNotAllowed = methodNotAllowed(app)

@@ -81,6 +81,33 @@ export const settings = {
     accepts: 'an integer from 1 to 1000000',
     description: 'POST /login attempts allowed per client IP per minute; more get 429.'
   },
+  REQUEST_TIMEOUT: {
+    schema: Type.Integer({ minimum: 1, maximum: 3600, default: 30 }),
+    accepts: 'an integer number of seconds from 1 to 3600',
+    description:
+      'Most time a client may take to send a whole request (headers and body); slower ones get 408 and are disconnected.'
+  },
+  HEADERS_TIMEOUT: {
+    schema: Type.Integer({ minimum: 1, maximum: 3600, default: 10 }),
+    accepts: 'an integer number of seconds from 1 to 3600',
+    description:
+      'Most time a client may take to send the request headers (slowloris defence); at most REQUEST_TIMEOUT is used.'
+  },
+  KEEP_ALIVE_TIMEOUT: {
+    schema: Type.Integer({ minimum: 1, maximum: 3600, default: 72 }),
+    accepts: 'an integer number of seconds from 1 to 3600',
+    description: 'How long an idle keep-alive connection is kept open before the service closes it.'
+  },
+  MAX_CONNECTIONS: {
+    schema: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 4096 }),
+    accepts: 'an integer from 1 to 1000000',
+    description: 'Most TCP connections open at once; further connections are closed at once (keep it under `ulimit -n`).'
+  },
+  MAX_HEADER_SIZE: {
+    schema: Type.Integer({ minimum: 1024, maximum: 1_048_576, default: 16_384 }),
+    accepts: 'an integer number of bytes from 1024 to 1048576',
+    description: 'Largest total size in bytes of a request line and headers; larger requests get 431.'
+  },
   LOG_LEVEL: {
     schema: Type.Union(
       ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import { HttpError, Messages, defaultMessageFor } from './envelope.js'
@@ -44,6 +45,9 @@ export function badUrlHandler(_error: Error, _request: FastifyRequest, reply: Fa
   return reply.code(400).send(errorBody(400, 'Bad request'))
 }
 
+/** Answers in flight whose connection closes once they are sent (see {@link clientErrorHandler}). */
+const closeAfter = new WeakSet<ServerResponse>()
+
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const
 
 /**
@@ -81,13 +85,36 @@ export function methodNotAllowed(app: FastifyInstance) {
 }
 
 /**
- * Answers a request Node's HTTP parser rejected (malformed request line, headers too large)
- * with the envelope, then closes the connection.
+ * Answers a request Node's HTTP parser rejected (malformed request line, headers too large,
+ * too slow) with the envelope, then closes the connection.
+ *
+ * When the bad bytes came after a complete request on the same connection (pipelined, or a body
+ * longer than its Content-Length) and that request is still being answered, its answer is not
+ * replaced: it may already have changed data, so the client must get it. The connection is
+ * closed once that answer is sent. A request whose own body is too slow is answered 408.
  */
 export function clientErrorHandler(error: Error & { code?: string }, socket: Socket): void {
   if (error.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy()
     return
+  }
+  const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage
+  if (inFlight && !inFlight.writableFinished) {
+    if (inFlight.req.complete) {
+      // The error is about bytes after a complete request: let that request's answer go out.
+      inFlight.shouldKeepAlive = false
+      if (!closeAfter.has(inFlight)) {
+        closeAfter.add(inFlight)
+        inFlight.once('finish', () => socket.end())
+      }
+      return
+    }
+    // The request itself is incomplete (e.g. its body too slow): answer below, unless an answer
+    // has already started, which a second one would corrupt.
+    if (inFlight.headersSent) {
+      socket.destroy()
+      return
+    }
   }
   const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400
   const body = JSON.stringify(errorBody(status, defaultMessageFor[status] ?? 'Bad request'))

@@ -1,15 +1,24 @@
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
 
 /**
+ * The path of a request URL without its query string. The service reads no query parameters,
+ * and clients put credentials there (RFC 6750 `?access_token=`), which must never reach the log.
+ */
+export function pathOnly(url: string): string {
+  const query = url.indexOf('?')
+  return query === -1 ? url : url.slice(0, query)
+}
+
+/**
  * Fastify's per-request logging, replaced by one line per request when it completes:
  * `{ reqId, method, path, status, duration_ms, msg: "request" }`. Headers (so the
- * `Authorization` header) and bodies are never logged.
+ * `Authorization` header), query strings and bodies are never logged.
  */
 export class RequestLog extends LogController {
   override incomingRequest(): void {}
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
-    const line = { method: request.method, path: request.url, status: reply.statusCode, duration_ms: reply.elapsedTime }
+    const line = { method: request.method, path: pathOnly(request.url), status: reply.statusCode, duration_ms: reply.elapsedTime }
     if (error) request.log.error({ ...line, err: error }, 'request')
     else request.log.info(line, 'request')
   }

@@ -7,9 +7,20 @@ import Type, { type Static } from 'typebox'
 
 const MAX_TEXT = 500
 
-/** A title or author: 1 to 500 code points, not only white space (decisions: "Book bodies"). */
+/**
+ * A title or author: 1 to 500 code points, not only white space (decisions: "Book bodies"), and
+ * well-formed Unicode without NUL: no U+0000 (PostgreSQL text cannot hold it, so it failed there
+ * with a 500 while SQLite stored it) and no lone surrogate such as `"\ud800"` (neither engine can
+ * store it as sent: SQLite returned three U+FFFD, PostgreSQL one). Both are invalid input.
+ */
 const Text = (description: string) =>
-  Type.String({ minLength: 1, maxLength: MAX_TEXT, pattern: '\\S', description })
+  Type.String({
+    minLength: 1,
+    maxLength: MAX_TEXT,
+    pattern: '\\S',
+    not: { pattern: '[\\u0000\\ud800-\\udfff]' },
+    description
+  })
 
 /** A year: an integer in [-9999, 9999]; strings and fractions are invalid. */
 const Year = Type.Integer({ minimum: -9999, maximum: 9999, description: 'Year value of the book.' })

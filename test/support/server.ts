@@ -18,6 +18,10 @@ export interface RunningServer {
   process: ChildProcess
   /** Everything the process wrote to stdout and stderr so far. */
   output(): string
+  /** What the process wrote to stdout (the JSON log lines) so far. */
+  stdout(): string
+  /** What the process wrote to stderr so far. */
+  stderr(): string
   /** Sends `signal` (default SIGTERM) and resolves with the exit code (or the signal name). */
   stop(signal?: NodeJS.Signals): Promise<number | string>
 }
@@ -79,14 +83,25 @@ export async function startServer(options: {
     stdio: ['ignore', 'pipe', 'pipe']
   })
   let output = ''
-  const collect = (chunk: Buffer) => {
-    output += chunk.toString()
-    options.onOutput?.(chunk.toString())
+  let stdout = ''
+  let stderr = ''
+  const collect = (stream: 'stdout' | 'stderr') => (chunk: Buffer) => {
+    const text = chunk.toString()
+    output += text
+    if (stream === 'stdout') stdout += text
+    else stderr += text
+    options.onOutput?.(text)
   }
-  child.stdout!.on('data', collect)
-  child.stderr!.on('data', collect)
+  child.stdout!.on('data', collect('stdout'))
+  child.stderr!.on('data', collect('stderr'))
+  // A test that fails half-way must not leave its server running after the test process ends.
+  const killOnExit = () => child.kill('SIGKILL')
+  process.once('exit', killOnExit)
   const exited = new Promise<number | string>((resolve) =>
-    child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown'))
+    child.once('exit', (code, signal) => {
+      process.removeListener('exit', killOnExit)
+      resolve(code ?? signal ?? 'unknown')
+    })
   )
   const url = `http://127.0.0.1:${port}`
   const deadline = Date.now() + (options.timeoutMs ?? 15_000)
@@ -128,6 +143,8 @@ export async function startServer(options: {
     port,
     process: child,
     output: () => output,
+    stdout: () => stdout,
+    stderr: () => stderr,
     stop: async (signal = 'SIGTERM') => {
       if (exitCode === undefined) child.kill(signal)
       return exited
