@@ -74,8 +74,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   limitConnections(app.server, config)
   app.setErrorHandler(errorHandler)
   app.setNotFoundHandler(notFoundHandler)
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
+    done()
   })
   app.addHook('onRequest', requireHost)
   app.addHook('onClose', async () => store.close())

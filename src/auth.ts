@@ -1,6 +1,7 @@
-import type { FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 import { createSigner, createVerifier } from 'fast-jwt'
 import { HttpError, Messages } from './envelope.js'
+import { cacheVerified } from './verified-tokens.js'
 
 /** The HMAC algorithms a token may use (decisions: "Authentication"); anything else is invalid. */
 export const ALGORITHMS = ['HS256', 'HS384', 'HS512'] as const
@@ -15,17 +16,19 @@ export type Claims = Record<string, unknown>
  * Makes the function that verifies a token string (spec: "Authentication", decisions:
  * "Authentication"): HS256/HS384/HS512 signed with `secret`, `exp`/`nbf` honoured with a 30 s
  * leeway, no claim required, header fields such as `kid` or `jku` never followed. Verified tokens
- * are cached (keyed by the token string, until their `exp`) so repeat requests skip the HMAC.
+ * are cached (keyed by the token string itself, until their `exp` plus the leeway) so repeat
+ * requests skip decoding and the HMAC.
  *
  * @returns `verify(token)`, which returns the claims or throws when the token is invalid.
  */
 export function createTokenVerifier(secret: string): (token: string) => Claims {
-  return createVerifier({
+  const verify = createVerifier({
     key: secret,
     algorithms: [...ALGORITHMS],
     clockTolerance: CLOCK_TOLERANCE_MS,
-    cache: 10_000
+    cache: false
   }) as (token: string) => Claims
+  return cacheVerified(verify, { max: 10_000, leewayMs: CLOCK_TOLERANCE_MS })
 }
 
 /**
@@ -52,21 +55,25 @@ export function tokenFromHeader(header: string | undefined): string | undefined 
   return token === '' ? undefined : token
 }
 
+/** The `onRequest` hook {@link createAuthHook} makes (callback style: no promise per request). */
+export type AuthHook = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => void
+
 /**
  * Makes the `onRequest` hook that protects a route: it runs before the body is read and before
  * the handler, so an unauthenticated request never reaches either.
  *
- * @throws {HttpError} 401 `Authorization token required` when no token is sent,
- *   401 `Invalid token` when it does not verify.
+ * Fails the request with {@link HttpError} 401 `Authorization token required` when no token is
+ * sent, 401 `Invalid token` when it does not verify.
  */
-export function createAuthHook(verify: (token: string) => Claims) {
-  return async function authenticate(request: FastifyRequest): Promise<void> {
+export function createAuthHook(verify: (token: string) => Claims): AuthHook {
+  return function authenticate(request, _reply, done) {
     const token = tokenFromHeader(request.headers.authorization)
-    if (token === undefined) throw new HttpError(401, Messages.tokenRequired)
+    if (token === undefined) return done(new HttpError(401, Messages.tokenRequired))
     try {
       verify(token)
     } catch {
-      throw new HttpError(401, Messages.invalidToken)
+      return done(new HttpError(401, Messages.invalidToken))
     }
+    done()
   }
 }

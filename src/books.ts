@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Type from 'typebox'
+import type { AuthHook } from './auth.js'
+import { JSON_CONTENT_TYPE, sharedList } from './book-list.js'
 import { ListParameters, parseListParameters, readListPage } from './book-query.js'
 import { HttpError, Messages } from './envelope.js'
 import { bookETag, ifMatchHolds, ifNoneMatchMatches } from './etag.js'
@@ -22,7 +24,7 @@ import type { BookStore } from './storage/book-store.js'
 export interface BooksOptions {
   store: BookStore
   /** The `onRequest` hook that authenticates; undefined when `AUTH_ENABLED=false`. */
-  authenticate?: (request: FastifyRequest) => Promise<void>
+  authenticate?: AuthHook
 }
 
 /**
@@ -125,6 +127,9 @@ export async function booksRoutes(app: FastifyInstance, options: BooksOptions): 
       ...errors
     }
   }
+  // Without paging parameters, the whole list: made by sharedList (the same bytes as the schema's
+  // serialization), streamed when long, one read of the store shared by requests arriving together.
+  const listBody = sharedList(() => store.list())
   api.get('/books', { schema: listSchema }, async (request, reply) => {
     // Issue 7: optional paging, filters and sort. Without any of them, the contract's list.
     const listing = parseListParameters(request.query)
@@ -134,9 +139,9 @@ export async function booksRoutes(app: FastifyInstance, options: BooksOptions): 
       if (page.total !== undefined) reply.header('x-total-count', String(page.total))
       return { status: 200, message: Messages.listed, data: page.books }
     }
-    const books: Book[] = []
-    for await (const book of store.list()) books.push(book)
-    return { status: 200, message: Messages.listed, data: books }
+    const body = await listBody()
+    // A string or a stream of the serialized envelope: sent as is, not serialized again.
+    return reply.type(JSON_CONTENT_TYPE).send(body as never)
   })
 
   api.get(

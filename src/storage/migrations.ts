@@ -1,6 +1,8 @@
-import type { Kysely, Migration, MigrationProvider } from 'kysely'
-import { Migrator, sql } from 'kysely'
+import type { Kysely, Migration, MigrationProvider, sql as Sql } from 'kysely'
 import { foldText } from './fold.js'
+
+/** Kysely's `sql` template tag, passed in so Kysely is loaded only when something is migrated. */
+type SqlTag = typeof Sql
 
 /** The storage engines the migrations know. */
 export type Engine = 'sqlite' | 'postgres'
@@ -9,7 +11,7 @@ export type Engine = 'sqlite' | 'postgres'
  * The one migration history of both engines, in order (names sort in application order).
  * A migration is never edited once released: add a new one instead.
  */
-function migrations(engine: Engine): Record<string, Migration> {
+function migrations(engine: Engine, sql: SqlTag): Record<string, Migration> {
   return {
     '0001_create_books': {
       async up(db: Kysely<unknown>) {
@@ -33,7 +35,7 @@ function migrations(engine: Engine): Record<string, Migration> {
       async up(db: Kysely<unknown>) {
         if (engine === 'sqlite') await sql`BEGIN IMMEDIATE`.execute(db)
         try {
-          await addVersionsAndIndexes(db, engine)
+          await addVersionsAndIndexes(db, engine, sql)
           if (engine === 'sqlite') await sql`COMMIT`.execute(db)
         } catch (error) {
           if (engine === 'sqlite') await sql`ROLLBACK`.execute(db)
@@ -51,7 +53,7 @@ const FOLD_BATCH = 1000
  * Migration 0002. On PostgreSQL the migrator already runs it in one transaction; on SQLite the
  * caller wraps it in one (SQLite DDL is transactional too), so it applies entirely or not at all.
  */
-async function addVersionsAndIndexes(db: Kysely<unknown>, engine: Engine): Promise<void> {
+async function addVersionsAndIndexes(db: Kysely<unknown>, engine: Engine, sql: SqlTag): Promise<void> {
   // The folded columns use the byte-order "C" collation on PostgreSQL: the same order as SQLite's
   // BINARY, and LIKE on them can use the pg_trgm indexes whatever the database's locale.
   const folded = engine === 'postgres' ? sql`text COLLATE "C" NOT NULL DEFAULT ''` : sql`TEXT NOT NULL DEFAULT ''`
@@ -92,6 +94,21 @@ async function addVersionsAndIndexes(db: Kysely<unknown>, engine: Engine): Promi
   }
 }
 
+/** The names of every migration, in order (the same for both engines). */
+export const MIGRATION_NAMES: readonly string[] = Object.keys(
+  migrations('sqlite', undefined as unknown as SqlTag) // only the names: no migration runs here
+).sort()
+
+/**
+ * True when `applied` (the names recorded in `kysely_migration`) is exactly
+ * {@link MIGRATION_NAMES}: nothing to do, and Kysely need not even be loaded (a faster start).
+ * Anything else, including names this version does not know, goes through the Migrator.
+ */
+export function isUpToDate(applied: readonly string[]): boolean {
+  const sorted = [...applied].sort()
+  return sorted.length === MIGRATION_NAMES.length && sorted.every((name, index) => name === MIGRATION_NAMES[index])
+}
+
 /**
  * Applies every pending migration (versioned in the `kysely_migration` table). Safe when several
  * instances start at once: on PostgreSQL Kysely holds an advisory lock while it migrates.
@@ -100,7 +117,8 @@ async function addVersionsAndIndexes(db: Kysely<unknown>, engine: Engine): Promi
  * @throws the migration's error when one fails (that migration is rolled back).
  */
 export async function migrateToLatest(db: Kysely<unknown>, engine: Engine): Promise<string[]> {
-  const provider: MigrationProvider = { getMigrations: async () => migrations(engine) }
+  const { Migrator, sql } = await import('kysely')
+  const provider: MigrationProvider = { getMigrations: async () => migrations(engine, sql) }
   const { error, results } = await new Migrator({ db, provider }).migrateToLatest()
   if (error) throw error
   return (results ?? []).filter((result) => result.status === 'Success').map((result) => result.migrationName)

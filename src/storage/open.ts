@@ -1,6 +1,5 @@
 import { isPostgresUrl, type Config } from '../config.js'
 import type { BookStore } from './book-store.js'
-import { PostgresBookStore } from './postgres.js'
 import { SqliteBookStore } from './sqlite.js'
 
 /**
@@ -19,6 +18,8 @@ export async function openStore(
   onConnectionError?: (error: unknown) => void
 ): Promise<BookStore> {
   if (isPostgresUrl(config.DATABASE_URL)) {
+    // Loaded only when used: node-postgres and Kysely add ~150 ms to every SQLite start otherwise.
+    const { PostgresBookStore } = await import('./postgres.js')
     return PostgresBookStore.open(config.DATABASE_URL, {
       poolSize: config.DATABASE_POOL_SIZE,
       startupTimeoutMs: config.DATABASE_STARTUP_TIMEOUT * 1000,

@@ -1,0 +1,109 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { cpus } from 'node:os'
+import type { Measurement } from './load.js'
+
+/** One line of the results: a scenario, where it ran, and its ratio to its baseline. */
+export interface Row extends Measurement {
+  scenario: string
+  target: string
+  baseline: string | undefined
+  /** requests/s of the scenario ÷ requests/s of its baseline, measured just before it. */
+  ratio: number | undefined
+  /** requests/s of that baseline run. */
+  baseline_rps?: number
+}
+
+const ROOT = new URL('..', import.meta.url).pathname
+const DOC = `${ROOT}docs/benchmarks.md`
+const START = '<!-- results:start (written by npm run bench; do not edit by hand) -->'
+const END = '<!-- results:end -->'
+
+/** The targets of issue 4, checked against a run. */
+function targets(rows: Row[], coldStartMs: number): Array<[string, string, boolean | undefined]> {
+  const find = (name: string) => rows.find((row) => row.scenario === name)
+  const get = find('sqlite get-book')
+  const post = find('sqlite post-book')
+  const list10k = find('sqlite list-10000')
+  const list1m = find('sqlite list-1000000')
+  return [
+    ['GET /book/{id} ≥ 0.6× ceiling', get?.ratio === undefined ? 'not run' : `${get.ratio.toFixed(2)}×`, get?.ratio === undefined ? undefined : get.ratio >= 0.6],
+    ['POST /book (durable) ≥ 6× floor', post?.ratio === undefined ? 'not run' : `${post.ratio.toFixed(2)}×`, post?.ratio === undefined ? undefined : post.ratio >= 6],
+    ['GET /books, 10,000 books: p99 < 100 ms', list10k ? `${list10k.p99_ms} ms` : 'not run', list10k ? list10k.p99_ms < 100 : undefined],
+    ['GET /books, 10,000 books: RSS growth < 50 MB', list10k ? `${list10k.rss_growth_mb} MB` : 'not run', list10k ? list10k.rss_growth_mb < 50 : undefined],
+    ['GET /books, 1,000,000 books: peak RSS < 300 MB', list1m ? `${list1m.rss_mb} MB` : 'not run (quick mode)', list1m ? list1m.rss_mb < 300 && list1m.errors === 0 : undefined],
+    ['Cold start to first successful request < 500 ms', `${coldStartMs} ms`, coldStartMs < 500],
+    ['Zero errors in every scenario', `${rows.reduce((sum, row) => sum + row.errors, 0)} errors`, rows.every((row) => row.errors === 0)]
+  ]
+}
+
+function markdown(options: ReportOptions): string {
+  const cpu = cpus()
+  const lines = [
+    `Run: ${new Date().toISOString()} (${options.quick ? 'quick' : 'full'} mode) — machine: ${cpu[0]?.model ?? 'unknown'} × ${cpu.length}, ` +
+      `Node ${process.version}, ${options.connections} connections, ${options.warmup} s warm-up + ${options.duration} s per scenario, 127.0.0.1.`,
+    '',
+    '| Scenario | Target | req/s | p50 ms | p99 ms | max ms | errors | peak RSS MB (growth) | CPU µs/req | baseline req/s (run just before) | ratio |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...options.rows.map((row) =>
+      `| ${row.scenario} | ${row.target} | ${row.rps} | ${row.p50_ms} | ${row.p99_ms} | ${row.max_ms} | ${row.errors} | ` +
+        `${row.rss_mb} (+${row.rss_growth_mb}) | ${row.cpu_us} | ${row.baseline_rps ?? '—'} | ` +
+        `${row.ratio === undefined ? '—' : `${row.ratio.toFixed(2)}× ${row.baseline}`} |`
+    ),
+    '',
+    `Cold start (spawn of \`node dist/server.js\` to the first authenticated 200 on GET /book/1, SQLite): ` +
+      `**${options.coldStartMs} ms** (median of the run's ${options.coldStarts.length} starts: ${options.coldStarts.join(', ')} ms).`,
+    '',
+    '| Target | Measured | Met |',
+    '|---|---:|:---:|',
+    ...targets(options.rows, options.coldStartMs).map(([name, value, met]) => `| ${name} | ${value} | ${met === undefined ? '—' : met ? 'yes' : '**no**'} |`),
+    ...(options.notes.length > 0 ? ['', ...options.notes.map((note) => `- ${note}`)] : [])
+  ]
+  return lines.join('\n')
+}
+
+/** What {@link writeReport} writes. */
+export interface ReportOptions {
+  quick: boolean
+  rows: Row[]
+  /** Median of `coldStarts`. */
+  coldStartMs: number
+  coldStarts: number[]
+  notes: string[]
+  connections: number
+  duration: number
+  warmup: number
+}
+
+/**
+ * Prints the Markdown table; writes `bench/results/latest.json` and the results section of
+ * `docs/benchmarks.md` (full mode) or `bench/results/quick.json` (quick mode).
+ *
+ * @returns the files written.
+ */
+export function writeReport(options: ReportOptions): string[] {
+  const table = markdown(options)
+  console.log(`\n${table}\n`)
+  const json = Object.fromEntries(
+    options.rows.map((row) => [
+      row.scenario,
+      {
+        rps: row.rps, p50_ms: row.p50_ms, p99_ms: row.p99_ms, max_ms: row.max_ms, errors: row.errors,
+        rss_mb: row.rss_mb, rss_growth_mb: row.rss_growth_mb, cpu_us: row.cpu_us, baseline: row.baseline ?? null,
+        baseline_rps: row.baseline_rps ?? null, ratio: row.ratio === undefined ? null : Number(row.ratio.toFixed(3))
+      }
+    ])
+  )
+  mkdirSync(`${ROOT}bench/results`, { recursive: true })
+  const jsonFile = `${ROOT}bench/results/${options.quick ? 'quick' : 'latest'}.json`
+  writeFileSync(jsonFile, JSON.stringify({ cold_start_ms: options.coldStartMs, cold_starts_ms: options.coldStarts, ...json }, null, 2) + "\n")
+  if (options.quick) return [jsonFile]
+
+  const previous = existsSync(DOC) ? readFileSync(DOC, 'utf8') : `# Benchmarks\n\n${START}\n${END}\n`
+  const start = previous.indexOf(START)
+  const end = previous.indexOf(END)
+  const document = start >= 0 && end > start
+    ? `${previous.slice(0, start + START.length)}\n${table}\n${previous.slice(end)}`
+    : `${previous.trimEnd()}\n\n${START}\n${table}\n${END}\n`
+  writeFileSync(DOC, document)
+  return [jsonFile, DOC]
+}
