@@ -12,61 +12,23 @@
  */
 import { spawn } from 'node:child_process'
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import autocannon from 'autocannon'
-import Database from 'better-sqlite3'
 import { createSigner } from 'fast-jwt'
 import { encodeCursor } from '../src/book-query.js'
-import { foldText } from '../src/storage/fold.js'
-import { SqliteBookStore } from '../src/storage/sqlite.js'
+import { SERVER_ENTRY, freePort } from './processes.js'
+import { seedSqlite, seededBook } from './seed.js'
 
 const BOOKS = Number(process.env.PAGING_BOOKS ?? 1_000_000)
 const SECONDS = Number(process.env.PAGING_SECONDS ?? 10)
 const CONNECTIONS = Number(process.env.PAGING_CONNECTIONS ?? 4)
 const TARGET_P99_MS = 20
 const SECRET = 'paging-benchmark-secret-0123456789abcdefghijklmnop'
-const SERVER_ENTRY = new URL('../dist/server.js', import.meta.url).pathname
 const REPORT = new URL('../docs/benchmarks-paging.md', import.meta.url).pathname
 
-/** The seeded book number `i` (1-based; its id is `i`): 997 authors, 225 years. */
-function seededBook(i: number) {
-  return { title: `The collected works, volume ${i}`, author: `Author number ${i % 997}`, year: 1800 + (i % 225) }
-}
 
-/** Creates the database with the service's migrations, then inserts `count` books in one transaction. */
-async function seed(path: string, count: number): Promise<void> {
-  await (await SqliteBookStore.open(path)).close()
-  const db = new Database(path)
-  try {
-    db.pragma('journal_mode = WAL')
-    const insert = db.prepare<[string, string, number, string, string]>(
-      'INSERT INTO books (title, author, year, title_folded, author_folded) VALUES (?, ?, ?, ?, ?)'
-    )
-    db.transaction(() => {
-      for (let i = 1; i <= count; i++) {
-        const book = seededBook(i)
-        insert.run(book.title, book.author, book.year, foldText(book.title), foldText(book.author))
-      }
-    })()
-    db.exec('ANALYZE')
-    db.pragma('wal_checkpoint(TRUNCATE)')
-  } finally {
-    db.close()
-  }
-}
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.on('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-}
 
 /** A random integer in [low, high]. */
 const between = (low: number, high: number) => low + Math.floor(Math.random() * (high - low + 1))
@@ -167,7 +129,7 @@ async function main(): Promise<void> {
   const database = join(directory, 'books.db')
   const seedStart = performance.now()
   console.log(`seeding ${BOOKS.toLocaleString('en')} books…`)
-  await seed(database, BOOKS)
+  await seedSqlite(database, BOOKS)
   const seedSeconds = (performance.now() - seedStart) / 1000
   console.log(`seeded in ${seedSeconds.toFixed(1)} s`)
 

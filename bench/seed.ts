@@ -26,6 +26,7 @@ export async function seedSqlite(path: string, count: number): Promise<void> {
         insert.run(book.title, book.author, book.year, foldText(book.title), foldText(book.author))
       }
     })()
+    db.exec('ANALYZE')
     db.pragma('wal_checkpoint(TRUNCATE)')
   } finally {
     db.close()

@@ -1,9 +1,7 @@
 #!/usr/bin/env node
 import { Command, InvalidArgumentError } from 'commander'
 import { createTokenSigner } from './auth.js'
-import { ConfigError } from './config.js'
-import { resolveSecret } from './credentials.js'
-import { configOrExit, fail, serve } from './serve.js'
+import { configOrExit, fail, secretOrExit, serve } from './serve.js'
 import { openStore } from './storage/open.js'
 import { packageVersion } from './version.js'
 
@@ -25,13 +23,7 @@ function seconds(value: string): number {
 /** `book-service token`: prints a token signed with the configured secret, and nothing else, on stdout. */
 function mintToken(options: { sub?: string; ttl?: number }): void {
   const config = configOrExit()
-  let secret: string
-  try {
-    secret = resolveSecret(config)
-  } catch (error) {
-    if (error instanceof ConfigError) fail(error.message)
-    throw error
-  }
+  const secret = secretOrExit(config)
   const sign = createTokenSigner(secret, options.ttl ?? config.TOKEN_TTL)
   process.stdout.write(`${sign(options.sub ?? config.AUTH_USERNAME)}\n`)
 }

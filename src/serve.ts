@@ -1,5 +1,5 @@
 import { buildApp } from './app.js'
-import { ConfigError, loadConfig } from './config.js'
+import { ConfigError, loadConfig, type Config } from './config.js'
 import { resolvePassword, resolveSecret } from './credentials.js'
 import { openStore } from './storage/open.js'
 
@@ -24,6 +24,21 @@ export function configOrExit() {
 }
 
 /**
+ * The signing secret: `SECRET_TOKEN`, or the one generated and kept in the data folder.
+ *
+ * @returns the secret; when none can be had (PostgreSQL without `SECRET_TOKEN`) prints the
+ *   one-line reason and exits 1.
+ */
+export function secretOrExit(config: Config): string {
+  try {
+    return resolveSecret(config)
+  } catch (error) {
+    if (error instanceof ConfigError) fail(error.message)
+    throw error
+  }
+}
+
+/**
  * Starts the service (`npm start`, `book-service serve`): reads the configuration once, resolves
  * the secret and password (generating them on first start), opens the storage (applying
  * migrations), listens, and on SIGTERM/SIGINT stops accepting, finishes in-flight requests, closes
@@ -31,13 +46,7 @@ export function configOrExit() {
  */
 export async function serve(): Promise<void> {
   const config = configOrExit()
-  let secret: string
-  try {
-    secret = resolveSecret(config)
-  } catch (error) {
-    if (error instanceof ConfigError) fail(error.message)
-    throw error
-  }
+  const secret = secretOrExit(config)
   const password = resolvePassword(config, (lines) => process.stderr.write(lines))
 
   // Until the app's logger exists, a pooled connection lost between requests is told on stderr.

@@ -11,6 +11,7 @@ import {
 } from './book-store.js'
 import { countStatement, listStatement } from './book-query-sql.js'
 import { foldText } from './fold.js'
+import { patchValues } from './patch-values.js'
 import { migrateToLatest } from './migrations.js'
 
 const INT8_OID = 20
@@ -22,16 +23,6 @@ const SET_PATCH = `title = COALESCE($1, title), title_folded = COALESCE($2, titl
   author = COALESCE($3, author), author_folded = COALESCE($4, author_folded),
   year = COALESCE($5, year), version = version + 1`
 
-/** Patch values in the order of {@link SET_PATCH}: title, folded title, author, folded author, year. */
-function patchValues(patch: BookPatch): unknown[] {
-  return [
-    patch.title ?? null,
-    patch.title === undefined ? null : foldText(patch.title),
-    patch.author ?? null,
-    patch.author === undefined ? null : foldText(patch.author),
-    patch.year ?? null
-  ]
-}
 
 /** Parses BIGINT ids as numbers: ids are at most 2^53-1 (decisions: "Ids"). */
 const types = {

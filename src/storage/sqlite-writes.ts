@@ -1,22 +1,7 @@
 import type Database from 'better-sqlite3'
-import type { BookPatch } from '../schemas/book.js'
 import type { Book } from '../schemas/book.js'
 import type { VersionedBook } from './book-store.js'
-import { foldText } from './fold.js'
-
-/** Patch values in the order of the update statements: title, folded title, author, folded author, year. */
-export type PatchValues = [string | null, string | null, string | null, string | null, number | null]
-
-/** The values of `patch` in the order of the update statements (absent fields are null). */
-export function patchValues(patch: BookPatch): PatchValues {
-  return [
-    patch.title ?? null,
-    patch.title === undefined ? null : foldText(patch.title),
-    patch.author ?? null,
-    patch.author === undefined ? null : foldText(patch.author),
-    patch.year ?? null
-  ]
-}
+import type { PatchValues } from './patch-values.js'
 
 /** One write of the SQLite store, as data (so it can be sent to the writer thread). */
 export type WriteOp =

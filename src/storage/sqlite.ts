@@ -7,7 +7,8 @@ import { LIST_PAGE_SIZE, type BookFilter, type BookQuery, type BookStore, type V
 import { countStatement, listStatement } from './book-query-sql.js'
 import { foldText } from './fold.js'
 import { isUpToDate, migrateToLatest } from './migrations.js'
-import { groupCommit, patchValues, toError, type WriteError, type WriteOp, type WriteOutcome } from './sqlite-writes.js'
+import { patchValues } from './patch-values.js'
+import { groupCommit, toError, type WriteError, type WriteOp, type WriteOutcome } from './sqlite-writes.js'
 
 interface WriteJob {
   write: WriteOp
