@@ -3,7 +3,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import secureJson from 'secure-json-parse'
 import { createAuthHook, createTokenSigner, createTokenVerifier } from './auth.js'
 import { booksRoutes } from './books.js'
-import type { Config } from './config.js'
+import { trustProxyOption, type Config } from './config.js'
 import { connectionOptions, limitConnections } from './connection-limits.js'
 import { corsOrigins, registerCors } from './cors.js'
 import { badUrlHandler, clientErrorHandler, errorHandler, methodNotAllowed, notFoundHandler } from './errors.js'
@@ -54,6 +54,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     genReqId: () => randomUUID(),
     bodyLimit: BODY_LIMIT_BYTES,
     ...connectionOptions(config),
+    trustProxy: trustProxyOption(config.TRUST_PROXY),
     return503OnClosing: false,
     clientErrorHandler,
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false } },

@@ -81,6 +81,12 @@ export const settings = {
     accepts: 'an integer from 1 to 1000000',
     description: 'POST /login attempts allowed per client IP per minute; more get 429.'
   },
+  TRUST_PROXY: {
+    schema: Type.String({ pattern: '^(true|false|[0-9]+|[0-9A-Fa-f:.,/ ]+)$', default: 'false' }),
+    accepts: 'true, false, a number of proxy hops, or a comma-separated list of proxy addresses or CIDR ranges',
+    description:
+      'Which proxies to trust for X-Forwarded-For: the client address (login rate limit, logs) is then the forwarded one. false: the connecting address.'
+  },
   REQUEST_TIMEOUT: {
     schema: Type.Integer({ minimum: 1, maximum: 3600, default: 30 }),
     accepts: 'an integer number of seconds from 1 to 3600',
@@ -183,4 +189,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 /** True when `DATABASE_URL` names a PostgreSQL database rather than a SQLite file. */
 export function isPostgresUrl(databaseUrl: string): boolean {
   return /^postgres(ql)?:\/\//i.test(databaseUrl)
+}
+
+/**
+ * Fastify's `trustProxy` option from `TRUST_PROXY`: `true`/`false`, a hop count, or the list of
+ * trusted proxy addresses and CIDR ranges as given.
+ */
+export function trustProxyOption(value: string): boolean | number | string {
+  if (value === 'true' || value === 'false') return value === 'true'
+  return /^[0-9]+$/.test(value) ? Number(value) : value
 }

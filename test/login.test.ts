@@ -85,4 +85,29 @@ describe('POST /login', () => {
       await app.close()
     }
   })
+
+  test('with TRUST_PROXY the rate limit counts per forwarded client, not per proxy', async () => {
+    const app = await buildTestApp({ LOGIN_RATE_LIMIT: 1, TRUST_PROXY: 'true' })
+    try {
+      const attempt = (client: string) =>
+        app.inject({ method: 'POST', url: '/login', headers: { 'x-forwarded-for': client }, payload: { username: 'admin', password: TEST_PASSWORD } })
+      assert.equal((await attempt('203.0.113.1')).statusCode, 200)
+      assert.equal((await attempt('203.0.113.1')).statusCode, 429)
+      assert.equal((await attempt('203.0.113.2')).statusCode, 200)
+    } finally {
+      await app.close()
+    }
+  })
+
+  test('without TRUST_PROXY a forged X-Forwarded-For does not escape the limit', async () => {
+    const app = await buildTestApp({ LOGIN_RATE_LIMIT: 1 })
+    try {
+      const attempt = (client: string) =>
+        app.inject({ method: 'POST', url: '/login', headers: { 'x-forwarded-for': client }, payload: { username: 'admin', password: TEST_PASSWORD } })
+      assert.equal((await attempt('203.0.113.1')).statusCode, 200)
+      assert.equal((await attempt('203.0.113.2')).statusCode, 429)
+    } finally {
+      await app.close()
+    }
+  })
 })
