@@ -82,8 +82,8 @@ export const settings = {
     description: 'POST /login attempts allowed per client IP per minute; more get 429.'
   },
   TRUST_PROXY: {
-    schema: Type.String({ pattern: '^(true|false|[0-9]+|[0-9A-Fa-f:.,/ ]+)$', default: 'false' }),
-    accepts: 'true, false, a number of proxy hops, or a comma-separated list of proxy addresses or CIDR ranges',
+    schema: Type.String({ pattern: '^(true|false|[0-9A-Fa-f:.,/ ]+)$', default: 'false' }),
+    accepts: 'true, false, or a comma-separated list of proxy addresses or CIDR ranges',
     description:
       'Which proxies to trust for X-Forwarded-For: the client address (login rate limit, logs) is then the forwarded one. false: the connecting address.'
   },
@@ -192,10 +192,10 @@ export function isPostgresUrl(databaseUrl: string): boolean {
 }
 
 /**
- * Fastify's `trustProxy` option from `TRUST_PROXY`: `true`/`false`, a hop count, or the list of
- * trusted proxy addresses and CIDR ranges as given.
+ * Fastify's `trustProxy` option from `TRUST_PROXY`: `true` / `false`, or the list of trusted
+ * proxy addresses and CIDR ranges.
  */
-export function trustProxyOption(value: string): boolean | number | string {
+export function trustProxyOption(value: string): boolean | string[] {
   if (value === 'true' || value === 'false') return value === 'true'
-  return /^[0-9]+$/.test(value) ? Number(value) : value
+  return value.split(',').map((entry) => entry.trim()).filter(Boolean)
 }

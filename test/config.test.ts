@@ -35,7 +35,7 @@ describe('configuration', () => {
     [{ PORT: '70000' }, 'Invalid configuration: PORT must be an integer from 0 to 65535 (got "70000")'],
     [{ AUTH_ENABLED: 'maybe' }, 'Invalid configuration: AUTH_ENABLED must be true or false (got "maybe")'],
     [{ TOKEN_TTL: '0' }, 'Invalid configuration: TOKEN_TTL must be an integer number of seconds from 1 to 31536000 (got "0")'],
-    [{ TRUST_PROXY: 'yes please' }, 'Invalid configuration: TRUST_PROXY must be true, false, a number of proxy hops, or a comma-separated list of proxy addresses or CIDR ranges (got "yes please")'],
+    [{ TRUST_PROXY: 'yes please' }, 'Invalid configuration: TRUST_PROXY must be true, false, or a comma-separated list of proxy addresses or CIDR ranges (got "yes please")'],
     [{ LOG_LEVEL: 'loud' }, 'Invalid configuration: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "loud")']
   ]
   for (const [env, message] of bad) {

@@ -99,6 +99,19 @@ describe('POST /login', () => {
     }
   })
 
+  test('TRUST_PROXY as a list trusts only those proxies', async () => {
+    const app = await buildTestApp({ LOGIN_RATE_LIMIT: 1, TRUST_PROXY: '127.0.0.1, 10.0.0.0/8' })
+    try {
+      const attempt = (client: string) =>
+        app.inject({ method: 'POST', url: '/login', headers: { 'x-forwarded-for': client }, payload: { username: 'admin', password: TEST_PASSWORD } })
+      assert.equal((await attempt('203.0.113.1')).statusCode, 200)
+      assert.equal((await attempt('203.0.113.2')).statusCode, 200)
+      assert.equal((await attempt('203.0.113.2')).statusCode, 429)
+    } finally {
+      await app.close()
+    }
+  })
+
   test('without TRUST_PROXY a forged X-Forwarded-For does not escape the limit', async () => {
     const app = await buildTestApp({ LOGIN_RATE_LIMIT: 1 })
     try {
