@@ -2,6 +2,7 @@ import Database from 'better-sqlite3'
 import pg from 'pg'
 import { foldText } from '../src/storage/fold.js'
 import { SqliteBookStore } from '../src/storage/sqlite.js'
+import { createScratchDatabase, type ScratchDatabase } from '../test/support/scratch-database.js'
 import { seededBook } from './seeded-book.js'
 
 export { seededBook }
@@ -65,29 +66,10 @@ export const POSTGRES_ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://
  *
  * @returns `{ url, drop }`, or `{ skip }` with the reason PostgreSQL is not benchmarked.
  */
-export async function createPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> } | { skip: string }> {
-  const name = `books_bench_${process.pid}_${Date.now()}`
-  const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL, connectionTimeoutMillis: 3000 })
+export async function createPostgresDatabase(): Promise<ScratchDatabase | { skip: string }> {
   try {
-    await admin.connect()
-    await admin.query(`CREATE DATABASE ${name}`)
+    return await createScratchDatabase(POSTGRES_ADMIN_URL, 'books_bench')
   } catch (error) {
     return { skip: `PostgreSQL not usable at ${POSTGRES_ADMIN_URL} (${(error as Error).message})` }
-  } finally {
-    await admin.end().catch(() => {})
-  }
-  const url = new URL(POSTGRES_ADMIN_URL)
-  url.pathname = `/${name}`
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL })
-      await client.connect()
-      try {
-        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-      } finally {
-        await client.end()
-      }
-    }
   }
 }

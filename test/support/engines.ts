@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto'
 import pg from 'pg'
+import { createScratchDatabase, type ScratchDatabase } from './scratch-database.js'
 import type { BookStore } from '../../src/storage/book-store.js'
 import type { Engine } from '../../src/storage/migrations.js'
 import { PostgresBookStore } from '../../src/storage/postgres.js'
@@ -32,35 +32,11 @@ export const engines: Array<{ engine: Engine; skip: string | undefined }> = [
 ]
 
 /** A database of its own for one test suite: its URL, and `drop()` to remove it. */
-export interface TestDatabase {
-  url: string
-  drop(): Promise<void>
-}
+export type TestDatabase = ScratchDatabase
 
 /** Creates a fresh, empty PostgreSQL database for one suite, so runs never collide. */
 export async function createPostgresDatabase(): Promise<TestDatabase> {
-  const name = `books_test_${randomBytes(6).toString('hex')}`
-  const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL })
-  await admin.connect()
-  try {
-    await admin.query(`CREATE DATABASE ${name}`)
-  } finally {
-    await admin.end()
-  }
-  const url = new URL(POSTGRES_ADMIN_URL)
-  url.pathname = `/${name}`
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL })
-      await client.connect()
-      try {
-        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-      } finally {
-        await client.end()
-      }
-    }
-  }
+  return createScratchDatabase(POSTGRES_ADMIN_URL, 'books_test')
 }
 
 /**
