@@ -1,9 +1,15 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { createDecoder } from 'fast-jwt'
+import type { FastifyInstance } from 'fastify'
 import { TEST_PASSWORD, buildTestApp } from './support/app.js'
 
 const decode = createDecoder({ complete: true })
+
+/** A correct login through a proxy that says the client is `client` (X-Forwarded-For). */
+function loginForwardedFor(app: FastifyInstance, client: string) {
+  return app.inject({ method: 'POST', url: '/login', headers: { 'x-forwarded-for': client }, payload: { username: 'admin', password: TEST_PASSWORD } })
+}
 
 describe('POST /login', () => {
   test('200 Login successful with an HS256 bearer token (sub, iat, exp = TOKEN_TTL) that opens the book routes', async () => {
@@ -89,8 +95,7 @@ describe('POST /login', () => {
   test('with TRUST_PROXY the rate limit counts per forwarded client, not per proxy', async () => {
     const app = await buildTestApp({ LOGIN_RATE_LIMIT: 1, TRUST_PROXY: 'true' })
     try {
-      const attempt = (client: string) =>
-        app.inject({ method: 'POST', url: '/login', headers: { 'x-forwarded-for': client }, payload: { username: 'admin', password: TEST_PASSWORD } })
+      const attempt = (client: string) => loginForwardedFor(app, client)
       assert.equal((await attempt('203.0.113.1')).statusCode, 200)
       assert.equal((await attempt('203.0.113.1')).statusCode, 429)
       assert.equal((await attempt('203.0.113.2')).statusCode, 200)
@@ -102,8 +107,7 @@ describe('POST /login', () => {
   test('TRUST_PROXY as a list trusts only those proxies', async () => {
     const app = await buildTestApp({ LOGIN_RATE_LIMIT: 1, TRUST_PROXY: '127.0.0.1, 10.0.0.0/8' })
     try {
-      const attempt = (client: string) =>
-        app.inject({ method: 'POST', url: '/login', headers: { 'x-forwarded-for': client }, payload: { username: 'admin', password: TEST_PASSWORD } })
+      const attempt = (client: string) => loginForwardedFor(app, client)
       assert.equal((await attempt('203.0.113.1')).statusCode, 200)
       assert.equal((await attempt('203.0.113.2')).statusCode, 200)
       assert.equal((await attempt('203.0.113.2')).statusCode, 429)
@@ -115,8 +119,7 @@ describe('POST /login', () => {
   test('without TRUST_PROXY a forged X-Forwarded-For does not escape the limit', async () => {
     const app = await buildTestApp({ LOGIN_RATE_LIMIT: 1 })
     try {
-      const attempt = (client: string) =>
-        app.inject({ method: 'POST', url: '/login', headers: { 'x-forwarded-for': client }, payload: { username: 'admin', password: TEST_PASSWORD } })
+      const attempt = (client: string) => loginForwardedFor(app, client)
       assert.equal((await attempt('203.0.113.1')).statusCode, 200)
       assert.equal((await attempt('203.0.113.2')).statusCode, 429)
     } finally {
