@@ -92,6 +92,22 @@ export function backupSqlite(databasePath: string, file: string): number {
   }
 }
 
+/**
+ * Moves the id sequence of the database file `copy` up to that of the `current` connection's,
+ * so a restored database never hands out an id the replaced one already had (decisions: "Ids").
+ */
+function carryIdSequence(current: Database.Database, copy: string): void {
+  const used = current.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'books'").pluck().get() as number | undefined
+  if (used === undefined) return
+  const db = new Database(copy)
+  try {
+    db.prepare("UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = 'books'").run(used)
+    db.prepare("INSERT INTO sqlite_sequence (name, seq) SELECT 'books', ? WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'books')").run(used)
+  } finally {
+    db.close()
+  }
+}
+
 /** What {@link restoreSqlite} did. */
 export interface RestoreOutcome {
   /** Books in the restored database. */
@@ -109,8 +125,9 @@ export interface RestoreOutcome {
  * sure no service holds the database: switching it out of WAL mode needs every other connection
  * closed, so while a service has it open SQLite answers "database is locked" and the restore
  * stops, changing nothing. Holding an exclusive lock meanwhile (a service starting now waits),
- * it keeps the current database beside it as `<name>.before-restore-<time>` (a hard link), then
- * renames the copy into place.
+ * it carries the id sequence over (so ids handed out after the backup are never handed out
+ * again), keeps the current database beside it as `<name>.before-restore-<time>` (a hard link),
+ * then renames the copy into place.
  *
  * @returns the books restored and where the old database is kept.
  * @throws {BackupError} when the backup is unusable or a service holds the database.
@@ -130,7 +147,6 @@ export async function restoreSqlite(databasePath: string, file: string): Promise
     } finally {
       copy.close()
     }
-    syncPath(temporary)
     let previous: string | undefined
     if (existsSync(databasePath)) {
       current = new Database(databasePath, { fileMustExist: true })
@@ -148,9 +164,11 @@ export async function restoreSqlite(databasePath: string, file: string): Promise
         }
         throw error
       }
+      carryIdSequence(current, temporary)
       previous = `${databasePath}.before-restore-${new Date().toISOString().replace(/[:.]/g, '-')}`
       linkSync(databasePath, previous)
     }
+    syncPath(temporary)
     renameSync(temporary, databasePath)
     syncPath(dirname(databasePath))
     return { books, previous }
