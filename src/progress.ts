@@ -24,7 +24,7 @@ export function progressLine(label: string, stream: NodeJS.WriteStream = process
   let drawn = 0
   const draw = () => {
     const seconds = Math.max((Date.now() - started) / 1000, 0.001)
-    stream.write(`\r${label}: ${total.toLocaleString('en-US')} books (${Math.round(total / seconds).toLocaleString('en-US')}/s)`)
+    stream.write(`\r\x1b[K${label}: ${total.toLocaleString('en-US')} books (${Math.round(total / seconds).toLocaleString('en-US')}/s)`)
     drawn = Date.now()
   }
   return {
