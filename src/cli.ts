@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import './runtime.js' // first: exits with one line on an unsupported Node.js
 import { Command, InvalidArgumentError } from 'commander'
 import { createTokenSigner } from './auth.js'
 import { configOrExit, fail, secretOrExit, serve } from './serve.js'
