@@ -50,8 +50,10 @@ function probe(url: string, headers: Record<string, string>): Promise<number> {
  *
  * @throws when the process exits first or is not ready within 20 s.
  */
-async function startProcess(options: {
+export async function startProcess(options: {
   name: string
+  /** The executable (default: this Node.js). */
+  command?: string
   args: string[]
   env: Record<string, string>
   port: number
@@ -61,7 +63,7 @@ async function startProcess(options: {
 }): Promise<Target> {
   const log = openSync(options.logFile, 'a')
   const started = performance.now()
-  const child = spawn(process.execPath, options.args, {
+  const child = spawn(options.command ?? process.execPath, options.args, {
     env: { PATH: process.env.PATH ?? '', ...options.env },
     stdio: ['ignore', log, log]
   })

@@ -11,6 +11,10 @@ export interface Row extends Measurement {
   ratio: number | undefined
   /** requests/s of that baseline run. */
   baseline_rps?: number
+  /** requests/s of the Go peer under the same load, measured just before (when it was built). */
+  peer_rps?: number
+  /** requests/s of the scenario ÷ `peer_rps`. */
+  peer_ratio?: number
 }
 
 const ROOT = new URL('..', import.meta.url).pathname
@@ -18,20 +22,33 @@ const DOC = `${ROOT}docs/benchmarks.md`
 const START = '<!-- results:start (written by npm run bench; do not edit by hand) -->'
 const END = '<!-- results:end -->'
 
-/** The targets of issue 4, checked against a run. */
+/** A ratio as the report prints it, or `not run`. */
+const times = (ratio: number | undefined) => (ratio === undefined ? 'not run' : `${ratio.toFixed(2)}×`)
+
+/** The performance targets (issue 11), checked against a run: `[target, measured, met]`. */
 function targets(rows: Row[], coldStartMs: number): Array<[string, string, boolean | undefined]> {
   const find = (name: string) => rows.find((row) => row.scenario === name)
   const get = find('sqlite get-book')
   const post = find('sqlite post-book')
+  const list100 = find('sqlite list-100')
   const list10k = find('sqlite list-10000')
+  const list10kCeiling = find('ceiling list-10000')
   const list1m = find('sqlite list-1000000')
+  const pgGet = find('postgres get-book')
+  const pgPost = find('postgres post-book')
+  const atLeast = (value: number | undefined, bound: number) => (value === undefined ? undefined : value >= bound)
+  const toSqlite = (pg: Row | undefined, sqlite: Row | undefined) => (pg && sqlite && sqlite.rps > 0 ? pg.rps / sqlite.rps : undefined)
   return [
-    ['GET /book/{id} ≥ 0.6× ceiling', get?.ratio === undefined ? 'not run' : `${get.ratio.toFixed(2)}×`, get?.ratio === undefined ? undefined : get.ratio >= 0.6],
-    ['POST /book (durable) ≥ 6× floor', post?.ratio === undefined ? 'not run' : `${post.ratio.toFixed(2)}×`, post?.ratio === undefined ? undefined : post.ratio >= 6],
-    ['GET /books, 10,000 books: p99 < 100 ms', list10k ? `${list10k.p99_ms} ms` : 'not run', list10k ? list10k.p99_ms < 100 : undefined],
-    ['GET /books, 10,000 books: RSS growth < 50 MB', list10k ? `${list10k.rss_growth_mb} MB` : 'not run', list10k ? list10k.rss_growth_mb < 50 : undefined],
+    ['GET /book/{id} ≥ 1.5× the Go peer', times(get?.peer_ratio), atLeast(get?.peer_ratio, 1.5)],
+    ['GET /book/{id} ≥ 0.6× the node:http ceiling', times(get?.ratio), atLeast(get?.ratio, 0.6)],
+    ['POST /book (durable) ≥ 4× the Go peer (FULL sync)', times(post?.peer_ratio), atLeast(post?.peer_ratio, 4)],
+    ['GET /books, 100 books ≥ 4× the Go peer', times(list100?.peer_ratio), atLeast(list100?.peer_ratio, 4)],
+    ['PostgreSQL GET /book/{id} ≥ 0.6× SQLite', times(toSqlite(pgGet, get)), atLeast(toSqlite(pgGet, get), 0.6)],
+    ['PostgreSQL POST /book ≥ 0.6× SQLite', times(toSqlite(pgPost, post)), atLeast(toSqlite(pgPost, post), 0.6)],
+    ['Cold start to first authenticated 200 < 300 ms', `${coldStartMs} ms`, coldStartMs < 300],
+    ['GET /books, 10,000 books: p99 ≤ 1.1× the list ceiling\'s p99', list10k && list10kCeiling ? `${list10k.p99_ms} ms vs ${list10kCeiling.p99_ms} ms` : 'not run',
+      list10k && list10kCeiling ? list10k.p99_ms <= list10kCeiling.p99_ms * 1.1 : undefined],
     ['GET /books, 1,000,000 books: peak RSS < 300 MB', list1m ? `${list1m.rss_mb} MB` : 'not run (quick mode)', list1m ? list1m.rss_mb < 300 && list1m.errors === 0 : undefined],
-    ['Cold start to first successful request < 500 ms', `${coldStartMs} ms`, coldStartMs < 500],
     ['Zero errors in every scenario', `${rows.reduce((sum, row) => sum + row.errors, 0)} errors`, rows.every((row) => row.errors === 0)]
   ]
 }
@@ -42,12 +59,13 @@ function markdown(options: ReportOptions): string {
     `Run: ${new Date().toISOString()} (${options.quick ? 'quick' : 'full'} mode) — machine: ${cpu[0]?.model ?? 'unknown'} × ${cpu.length}, ` +
       `Node ${process.version}, ${options.connections} connections, ${options.warmup} s warm-up + ${options.duration} s per scenario, 127.0.0.1.`,
     '',
-    '| Scenario | Target | req/s | p50 ms | p99 ms | max ms | errors | peak RSS MB (growth) | CPU µs/req | baseline req/s (run just before) | ratio |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| Scenario | Target | req/s | p50 ms | p99 ms | max ms | errors | peak RSS MB (growth) | CPU µs/req | baseline req/s (run just before) | ratio | Go peer req/s | × Go peer |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...options.rows.map((row) =>
       `| ${row.scenario} | ${row.target} | ${row.rps} | ${row.p50_ms} | ${row.p99_ms} | ${row.max_ms} | ${row.errors} | ` +
         `${row.rss_mb} (+${row.rss_growth_mb}) | ${row.cpu_us} | ${row.baseline_rps ?? '—'} | ` +
-        `${row.ratio === undefined ? '—' : `${row.ratio.toFixed(2)}× ${row.baseline}`} |`
+        `${row.ratio === undefined ? '—' : `${row.ratio.toFixed(2)}× ${row.baseline}`} | ` +
+        `${row.peer_rps ?? '—'} | ${row.peer_ratio === undefined ? '—' : `${row.peer_ratio.toFixed(2)}×`} |`
     ),
     '',
     `Cold start (spawn of \`node dist/server.js\` to the first authenticated 200 on GET /book/1, SQLite): ` +
@@ -89,7 +107,8 @@ export function writeReport(options: ReportOptions): string[] {
       {
         rps: row.rps, p50_ms: row.p50_ms, p99_ms: row.p99_ms, max_ms: row.max_ms, errors: row.errors,
         rss_mb: row.rss_mb, rss_growth_mb: row.rss_growth_mb, cpu_us: row.cpu_us, baseline: row.baseline ?? null,
-        baseline_rps: row.baseline_rps ?? null, ratio: row.ratio === undefined ? null : Number(row.ratio.toFixed(3))
+        baseline_rps: row.baseline_rps ?? null, ratio: row.ratio === undefined ? null : Number(row.ratio.toFixed(3)),
+        peer_rps: row.peer_rps ?? null, peer_ratio: row.peer_ratio === undefined ? null : Number(row.peer_ratio.toFixed(3))
       }
     ])
   )

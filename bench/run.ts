@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { createSigner } from 'fast-jwt'
+import { buildGoPeer, startGoPeer } from './go-peer.js'
 import { measure, type Load, type Measurement } from './load.js'
 import { startBaseline, startService, type Target } from './processes.js'
 import { writeReport, type Row } from './report.js'
@@ -79,9 +80,10 @@ function print(name: string, m: Measurement, suffix = ''): void {
 
 /**
  * Measures `scenario` on `target`; with a `baseline`, measures that baseline with its own load
- * immediately before, so the ratio compares two runs seconds apart (the machine may be shared).
+ * immediately before, so the ratio compares two runs seconds apart (the machine may be shared);
+ * with a `peer` (the Go peer), measures it with the scenario's own load just before too.
  */
-async function run(target: Target, scenario: string, baseline: string | undefined, load: Load) {
+async function run(target: Target, scenario: string, baseline: string | undefined, load: Load, peer?: Target) {
   if (!wanted(scenario)) return
   let reference: Measurement | undefined
   if (baseline !== undefined) {
@@ -90,14 +92,34 @@ async function run(target: Target, scenario: string, baseline: string | undefine
     entry.runs.push(reference)
     print(`  ${baseline}`, reference)
   }
+  let peerRun: Measurement | undefined
+  if (peer !== undefined) {
+    peerRun = await measure(peer, load)
+    rows.push({ scenario: `${scenario} (Go peer)`, target: peer.name, baseline: undefined, ratio: undefined, ...peerRun })
+    print(`  Go peer`, peerRun)
+  }
   const m = await measure(target, load)
   const row: Row = {
     scenario, target: target.name, baseline, ...m,
     ratio: reference && reference.rps > 0 ? m.rps / reference.rps : undefined,
-    baseline_rps: reference?.rps
+    baseline_rps: reference?.rps,
+    peer_rps: peerRun?.rps,
+    peer_ratio: peerRun && peerRun.rps > 0 ? m.rps / peerRun.rps : undefined
   }
   rows.push(row)
-  print(scenario, m, row.ratio === undefined ? '' : ` ratio ${row.ratio.toFixed(2)}× ${baseline}`)
+  const ratios = [
+    row.ratio === undefined ? '' : ` ratio ${row.ratio.toFixed(2)}× ${baseline}`,
+    row.peer_ratio === undefined ? '' : ` ${row.peer_ratio.toFixed(2)}× Go peer`
+  ]
+  print(scenario, m, ratios.join(''))
+}
+
+/** The Go peer with `count` seeded books, when it could be built (see bench/go-peer.ts). */
+async function goPeer(count: number): Promise<Target | undefined> {
+  if ('skip' in peerBuild) return undefined
+  const target = await startGoPeer({ directory: mkdtempSync(join(directory, `go-peer-${count}-`)), secret: SECRET, headers: auth, count })
+  started.push(target)
+  return target
 }
 
 /** The mean of several measurements of one baseline (peaks and errors: the worst). */
@@ -138,7 +160,15 @@ async function sqliteDataSet(count: number): Promise<{ url: string; dir: string 
   return { url, dir }
 }
 
+/** Whether the Go peer could be built (built once, before the first scenario). */
+let peerBuild: { ok: true } | { skip: string } = { skip: 'not built yet' }
+
 async function main(): Promise<void> {
+  peerBuild = buildGoPeer()
+  if ('skip' in peerBuild) {
+    console.log(`Go peer skipped: ${peerBuild.skip}`)
+    notes.push(`Go peer skipped: ${peerBuild.skip}`)
+  }
   console.log(`book-service benchmark (${quick ? 'quick' : 'full'}): ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s per scenario`)
 
   // Baselines, in this run, on this machine, each measured next to the scenarios it matches.
@@ -157,17 +187,21 @@ async function main(): Promise<void> {
   // SQLite: 1,000 books for the single-book reads and the writes.
   let set = await sqliteDataSet(1000)
   let sqlite = await service(set.url, 'service (SQLite)', set.dir)
-  await run(sqlite, 'sqlite get-book', 'ceiling', loads.get(1000))
-  if (!quick) await run(sqlite, 'sqlite put-book', 'floor', loads.put(1000))
-  await run(sqlite, 'sqlite post-book', 'floor', loads.post())
-  if (!quick) await run(sqlite, 'sqlite mixed-80-20', 'floor', loads.mixed(1000))
+  let peer = await goPeer(1000)
+  await run(sqlite, 'sqlite get-book', 'ceiling', loads.get(1000), peer)
+  if (!quick) await run(sqlite, 'sqlite put-book', 'floor', loads.put(1000), peer)
+  await run(sqlite, 'sqlite post-book', 'floor', loads.post(), peer)
+  if (!quick) await run(sqlite, 'sqlite mixed-80-20', 'floor', loads.mixed(1000), peer)
   await stop(sqlite)
+  if (peer) await stop(peer)
 
   for (const count of [100, 10_000]) {
     set = await sqliteDataSet(count)
     sqlite = await service(set.url, 'service (SQLite)', set.dir)
-    await run(sqlite, `sqlite list-${count}`, `ceiling list-${count}`, loads.list())
+    peer = count === 100 ? await goPeer(count) : undefined
+    await run(sqlite, `sqlite list-${count}`, `ceiling list-${count}`, loads.list(), peer)
     await stop(sqlite)
+    if (peer) await stop(peer)
   }
 
   if (!quick && wanted('sqlite list-1000000')) {

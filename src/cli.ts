@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import './runtime.js' // first: exits with one line on an unsupported Node.js
 import { Command, InvalidArgumentError, Option } from 'commander'
 import { createTokenSigner } from './auth.js'
 import { backupCommand } from './backup-command.js'

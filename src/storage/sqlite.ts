@@ -21,10 +21,11 @@ interface WriteJob {
 /** A reply of the writer thread (see `sqlite-writer.ts`). */
 type WriterReply = { outcomes: WriteOutcome[] } | { failed: WriteError }
 
-/** True when running from the TypeScript sources under tsx (tests), not from the build. */
-const FROM_SOURCES = import.meta.url.endsWith('.ts')
-/** The writer thread's script: the `.ts` source under tsx (tests), the built `.js` otherwise. */
-const WRITER_URL = new URL(FROM_SOURCES ? './sqlite-writer.ts' : './sqlite-writer.js', import.meta.url)
+/**
+ * The writer thread's script: the `.ts` source under tsx (tests: the thread inherits the
+ * process's `--import tsx`), the built `.js` otherwise.
+ */
+const WRITER_URL = new URL(import.meta.url.endsWith('.ts') ? './sqlite-writer.ts' : './sqlite-writer.js', import.meta.url)
 
 /** Most books kept in the read cache of {@link SqliteBookStore.get}. */
 const CACHED_BOOKS = 10_000
@@ -46,11 +47,7 @@ function appliedMigrations(db: Database.Database): string[] {
 
 /** Starts the writer thread of the database file at `path`. */
 function startWriter(path: string): Worker {
-  if (!FROM_SOURCES) return new Worker(WRITER_URL, { workerData: { path } })
-  // Under tsx (tests) the thread registers the TypeScript loader itself before loading the
-  // script: Node 20 does not pass the main thread's loader hooks on to workers.
-  const bootstrap = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(WRITER_URL.href)}) })`
-  return new Worker(bootstrap, { eval: true, workerData: { path } })
+  return new Worker(WRITER_URL, { workerData: { path } })
 }
 
 /**
