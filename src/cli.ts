@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 import './runtime.js' // first: exits with one line on an unsupported Node.js
 import { Command, InvalidArgumentError, Option } from 'commander'
-import { createTokenSigner } from './auth.js'
-import { backupCommand } from './backup-command.js'
-import { BOOK_FILE_FORMATS } from './book-file.js'
-import { exportCommand } from './export-command.js'
-import { importCommand } from './import-command.js'
-import { migrateCommand } from './migrate-command.js'
-import { restoreCommand } from './restore-command.js'
+import { createTokenSigner } from './auth/tokens.js'
+import { backupCommand } from './commands/backup.js'
+import { BOOK_FILE_FORMATS } from './commands/book-file.js'
+import { exportCommand } from './commands/export.js'
+import { importCommand } from './commands/import.js'
+import { migrateCommand } from './commands/migrate.js'
+import { restoreCommand } from './commands/restore.js'
 import { configOrExit, secretOrExit, serve } from './serve.js'
 import { packageVersion } from './version.js'
 

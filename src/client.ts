@@ -1,9 +1,9 @@
-import type { Book, BookInput, BookPatch } from './schemas/book.js'
+import type { Book, BookInput, BookPatch } from './book/schema.js'
 
 // A small typed client of the book service (see createClient). Type-only imports: nothing of the
 // server is loaded at run time.
 
-/** The Book types, as the service validates and returns them (src/schemas/book.ts). */
+/** The Book types, as the service validates and returns them (src/book/schema.ts). */
 export type { Book, BookInput, BookPatch }
 
 /** `data` of a successful `POST /login`. */

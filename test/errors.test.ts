@@ -3,7 +3,7 @@ import { Writable } from 'node:stream'
 import { describe, test } from 'node:test'
 import { buildApp } from '../src/app.js'
 import { StorageUnavailableError, type BookStore } from '../src/storage/book-store.js'
-import { SqliteBookStore } from '../src/storage/sqlite.js'
+import { SqliteBookStore } from '../src/storage/sqlite/store.js'
 import { authHeaders, testConfig } from './support/app.js'
 import { describeEachEngine } from './support/suite.js'
 

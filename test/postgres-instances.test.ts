@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import pg from 'pg'
-import { PostgresBookStore } from '../src/storage/postgres.js'
+import { PostgresBookStore } from '../src/storage/postgres/store.js'
 import { call } from './support/client.js'
 import { createPostgresDatabase, postgresSkipReason, type TestDatabase } from './support/engines.js'
 import { removeDirectory, startServer, temporaryDirectory, type RunningServer } from './support/server.js'

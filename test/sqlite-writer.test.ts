@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { authHeaders, buildTestApp } from './support/app.js'
 import { removeDirectory, temporaryDirectory } from './support/server.js'
-import { SqliteBookStore } from '../src/storage/sqlite.js'
+import { SqliteBookStore } from '../src/storage/sqlite/store.js'
 
 const auth = authHeaders()
 

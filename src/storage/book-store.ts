@@ -1,4 +1,4 @@
-import type { Book, BookInput, BookPatch } from '../schemas/book.js'
+import type { Book, BookInput, BookPatch } from '../book/schema.js'
 
 /**
  * Where books live. Implemented by the SQLite store (embedded default) and the PostgreSQL store.
@@ -48,7 +48,7 @@ export interface BookStore {
 
 /**
  * A stored book with its version: 1 when created, incremented by every successful update. The
- * version never reaches a response body; it makes the book's `ETag` (src/etag.ts).
+ * version never reaches a response body; it makes the book's `ETag` (src/routes/books/etag.ts).
  */
 export type VersionedBook = Book & { version: number }
 

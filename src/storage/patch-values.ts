@@ -1,4 +1,4 @@
-import type { BookPatch } from '../schemas/book.js'
+import type { BookPatch } from '../book/schema.js'
 import { foldText } from './fold.js'
 
 /** Patch values in the order of the update statements: title, folded title, author, folded author, year. */

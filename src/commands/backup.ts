@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process'
 import { chmodSync, renameSync, rmSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { isPostgresUrl } from './config.js'
-import { configOrExit, fail } from './serve.js'
-import { BackupError, backupSqlite, syncPath, temporaryName } from './storage/sqlite-backup.js'
+import { isPostgresUrl } from '../config.js'
+import { configOrExit, fail } from '../serve.js'
+import { BackupError, backupSqlite, syncPath, temporaryName } from '../storage/sqlite/backup.js'
 
 /** Exit code when the command does not apply to the configured engine (PostgreSQL without pg_dump). */
 export const EXIT_NOT_SUPPORTED = 2

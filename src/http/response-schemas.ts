@@ -1,5 +1,5 @@
 import Type, { type TSchema } from 'typebox'
-import { Messages, envelope } from '../envelope.js'
+import { Messages, envelope } from './envelope.js'
 
 /**
  * The error responses of the routes, one schema per status, each naming the exact `message`

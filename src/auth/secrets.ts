@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { isPostgresUrl } from './config.js'
+import { isPostgresUrl } from '../config.js'
 
 /**
  * The folder the service keeps its own files in: the SQLite file's folder, or `./data` with

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify'
 import Type from 'typebox'
-import { HttpError, Messages } from './envelope.js'
-import { successResponse, unavailable } from './schemas/responses.js'
-import type { BookStore } from './storage/book-store.js'
+import { HttpError, Messages } from '../http/envelope.js'
+import { successResponse, unavailable } from '../http/response-schemas.js'
+import type { BookStore } from '../storage/book-store.js'
 
 /**
  * Liveness and readiness for load balancers and orchestrators (decisions: "Everything else"),

@@ -9,7 +9,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads'
 import Database from 'better-sqlite3'
-import { groupCommit, type WriteOp } from './sqlite-writes.js'
+import { groupCommit, type WriteOp } from './group-commit.js'
 
 const db = new Database((workerData as { path: string }).path)
 db.pragma('journal_mode = WAL')

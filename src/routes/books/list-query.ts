@@ -1,8 +1,8 @@
 import Type, { type Static } from 'typebox'
-import { HttpError, Messages } from './envelope.js'
-import type { Book } from './schemas/book.js'
-import type { BookQuery, BookStore, Cursor, SortField } from './storage/book-store.js'
-import { foldText } from './storage/fold.js'
+import { HttpError, Messages } from '../../http/envelope.js'
+import type { Book } from '../../book/schema.js'
+import type { BookQuery, BookStore, Cursor, SortField } from '../../storage/book-store.js'
+import { foldText } from '../../storage/fold.js'
 
 /** Largest page `limit` accepts. */
 export const MAX_PAGE_SIZE = 1000

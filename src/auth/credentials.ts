@@ -1,5 +1,5 @@
 import { join } from 'node:path'
-import { ConfigError, isPostgresUrl, type Config } from './config.js'
+import { ConfigError, isPostgresUrl, type Config } from '../config.js'
 import { dataDirectory, keptSecret } from './secrets.js'
 
 /** Files (in the data folder) that keep generated credentials between starts. */

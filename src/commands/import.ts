@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs'
 import { BookFileError, formatOfName, readRows, type BookFileFormat } from './book-file.js'
-import { checkRow } from './book-validation.js'
-import { migrateOrExit } from './migrate-command.js'
+import { checkRow } from '../book/validation.js'
+import { migrateOrExit } from './migrate.js'
 import { progressLine } from './progress.js'
-import { configOrExit, fail } from './serve.js'
-import { REPORTED_CONFLICTS, type ImportRow } from './storage/book-transfer.js'
-import { openTransfer } from './storage/open-transfer.js'
+import { configOrExit, fail } from '../serve.js'
+import { REPORTED_CONFLICTS, type ImportRow } from '../storage/book-transfer.js'
+import { openTransfer } from '../storage/open-transfer.js'
 
 /** Options of `book-service import`. */
 export interface ImportOptions {

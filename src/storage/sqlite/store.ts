@@ -2,13 +2,13 @@ import { closeSync, mkdirSync, openSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { Worker } from 'node:worker_threads'
 import Database from 'better-sqlite3'
-import type { Book, BookInput, BookPatch } from '../schemas/book.js'
-import { LIST_PAGE_SIZE, type BookFilter, type BookQuery, type BookStore, type VersionedBook } from './book-store.js'
-import { countStatement, listStatement } from './book-query-sql.js'
-import { foldText } from './fold.js'
-import { isUpToDate, migrateToLatest } from './migrations.js'
-import { patchValues } from './patch-values.js'
-import { groupCommit, toError, type WriteError, type WriteOp, type WriteOutcome } from './sqlite-writes.js'
+import type { Book, BookInput, BookPatch } from '../../book/schema.js'
+import { LIST_PAGE_SIZE, type BookFilter, type BookQuery, type BookStore, type VersionedBook } from '../book-store.js'
+import { countStatement, listStatement } from '../list-sql.js'
+import { foldText } from '../fold.js'
+import { isUpToDate, migrateToLatest } from '../migrations.js'
+import { patchValues } from '../patch-values.js'
+import { groupCommit, toError, type WriteError, type WriteOp, type WriteOutcome } from './group-commit.js'
 
 interface WriteJob {
   write: WriteOp
@@ -18,14 +18,14 @@ interface WriteJob {
   reject: (error: unknown) => void
 }
 
-/** A reply of the writer thread (see `sqlite-writer.ts`). */
+/** A reply of the writer thread (see `writer-thread.ts`). */
 type WriterReply = { outcomes: WriteOutcome[] } | { failed: WriteError }
 
 /**
- * The writer thread's script: the `.ts` source under tsx (tests: the thread inherits the
- * process's `--import tsx`), the built `.js` otherwise.
+ * The writer thread's script, beside this module and with its extension: `.js` when built, `.ts`
+ * when this module itself runs from source (the thread inherits the process's loader).
  */
-const WRITER_URL = new URL(import.meta.url.endsWith('.ts') ? './sqlite-writer.ts' : './sqlite-writer.js', import.meta.url)
+const WRITER_URL = new URL(`./writer-thread${import.meta.url.slice(import.meta.url.lastIndexOf('.'))}`, import.meta.url)
 
 /** Most books kept in the read cache of {@link SqliteBookStore.get}. */
 const CACHED_BOOKS = 10_000
@@ -57,7 +57,7 @@ function startWriter(path: string): Worker {
  * Writes use group commit: the writes queued together run in one transaction (each in its own
  * savepoint) and share one fsync; each promise resolves only after that commit returned, so no
  * write is acknowledged before it is on disk. For a database file, the commits run on a writer
- * thread with its own connection (`sqlite-writer.ts`): while one batch is being committed and
+ * thread with its own connection (`writer-thread.ts`): while one batch is being committed and
  * synced, the main thread keeps serving requests and queues the next batch, which is sent the
  * moment the previous commit returns. Batches are committed one at a time, in order. An
  * in-memory database (tests) commits on the main thread, batching the writes of one event-loop turn.

@@ -1,12 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Type from 'typebox'
-import type { AuthHook } from './auth.js'
-import { JSON_CONTENT_TYPE, sharedList } from './book-list.js'
-import { ListParameters, parseListParameters, readListPage } from './book-query.js'
-import { HttpError, Messages } from './envelope.js'
+import type { AuthHook } from '../../auth/tokens.js'
+import { JSON_CONTENT_TYPE, sharedList } from './list-stream.js'
+import { ListParameters, parseListParameters, readListPage } from './list-query.js'
+import { HttpError, Messages } from '../../http/envelope.js'
 import { bookETag, ifMatchHolds, ifNoneMatchMatches } from './etag.js'
-import { Book, BookInput, BookParams, BookPatch } from './schemas/book.js'
+import { Book, BookInput, BookParams, BookPatch } from '../../book/schema.js'
 import {
   bookNotFound,
   invalidInput,
@@ -17,8 +17,8 @@ import {
   serverErrors,
   successResponse,
   unauthorized
-} from './schemas/responses.js'
-import type { BookStore } from './storage/book-store.js'
+} from '../../http/response-schemas.js'
+import type { BookStore } from '../../storage/book-store.js'
 
 /** Options of the {@link booksRoutes} plugin. */
 export interface BooksOptions {

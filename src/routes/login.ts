@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import rateLimit from '@fastify/rate-limit'
 import Type from 'typebox'
-import { HttpError, Messages } from './envelope.js'
+import { HttpError, Messages } from '../http/envelope.js'
 import {
   errorResponse,
   internalError,
@@ -11,7 +11,7 @@ import {
   payloadTooLarge,
   successResponse,
   tooManyRequests
-} from './schemas/responses.js'
+} from '../http/response-schemas.js'
 
 /** Body of POST /login. */
 export const LoginInput = Type.Object(

@@ -1,8 +1,8 @@
 import Database from 'better-sqlite3'
-import type { Book } from '../schemas/book.js'
-import { LIST_PAGE_SIZE } from './book-store.js'
-import { noteConflict, type BookTransfer, type ImportRow, type StoreOutcome } from './book-transfer.js'
-import { foldText } from './fold.js'
+import type { Book } from '../../book/schema.js'
+import { LIST_PAGE_SIZE } from '../book-store.js'
+import { noteConflict, type BookTransfer, type ImportRow, type StoreOutcome } from '../book-transfer.js'
+import { foldText } from '../fold.js'
 
 /** A books row in raw mode: id, title, author, year. */
 type BookRow = [number, string, string, number]

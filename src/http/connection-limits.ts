@@ -1,5 +1,5 @@
 import type { FastifyServerOptions } from 'fastify'
-import type { Config } from './config.js'
+import type { Config } from '../config.js'
 
 /** The settings that bound what one client connection may cost the service. */
 export type ConnectionSettings = Pick<

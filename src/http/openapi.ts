@@ -2,8 +2,8 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
 import { ErrorEnvelope } from './envelope.js'
-import { Book } from './schemas/book.js'
-import { packageVersion } from './version.js'
+import { Book } from '../book/schema.js'
+import { packageVersion } from '../version.js'
 
 /** Where the interactive docs page is served. */
 export const DOCS_PATH = '/docs'

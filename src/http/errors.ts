@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import { HttpError, Messages, defaultMessageFor } from './envelope.js'
-import { StorageUnavailableError } from './storage/book-store.js'
+import { StorageUnavailableError } from '../storage/book-store.js'
 
 /** The envelope of an error response. */
 function errorBody(status: number, message: string) {

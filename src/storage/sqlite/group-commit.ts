@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3'
-import type { Book } from '../schemas/book.js'
-import type { VersionedBook } from './book-store.js'
-import type { PatchValues } from './patch-values.js'
+import type { Book } from '../../book/schema.js'
+import type { VersionedBook } from '../book-store.js'
+import type { PatchValues } from '../patch-values.js'
 
 /** One write of the SQLite store, as data (so it can be sent to the writer thread). */
 export type WriteOp =

@@ -1,9 +1,9 @@
 import pg from 'pg'
-import type { Book } from '../schemas/book.js'
-import { LIST_PAGE_SIZE } from './book-store.js'
-import { noteConflict, type BookTransfer, type ImportRow, type StoreOutcome } from './book-transfer.js'
-import { foldText } from './fold.js'
-import { types } from './postgres.js'
+import type { Book } from '../../book/schema.js'
+import { LIST_PAGE_SIZE } from '../book-store.js'
+import { noteConflict, type BookTransfer, type ImportRow, type StoreOutcome } from '../book-transfer.js'
+import { foldText } from '../fold.js'
+import { types } from './store.js'
 
 /**
  * {@link BookTransfer} on PostgreSQL, through one connection of its own: an export is one

@@ -1,6 +1,6 @@
-import type { Config } from './config.js'
-import { configOrExit, fail, reportRetry } from './serve.js'
-import { openStore } from './storage/open.js'
+import type { Config } from '../config.js'
+import { configOrExit, fail, reportRetry } from '../serve.js'
+import { openStore } from '../storage/open.js'
 
 /**
  * Opens the storage `DATABASE_URL` names, which applies pending migrations (creating a missing

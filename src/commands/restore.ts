@@ -1,7 +1,7 @@
-import { isPostgresUrl } from './config.js'
-import { EXIT_NOT_SUPPORTED } from './backup-command.js'
-import { configOrExit, fail } from './serve.js'
-import { BackupError, restoreSqlite } from './storage/sqlite-backup.js'
+import { isPostgresUrl } from '../config.js'
+import { EXIT_NOT_SUPPORTED } from './backup.js'
+import { configOrExit, fail } from '../serve.js'
+import { BackupError, restoreSqlite } from '../storage/sqlite/backup.js'
 
 /**
  * `book-service restore FILE` (issue 14, SQLite): replaces the database at `DATABASE_URL` with

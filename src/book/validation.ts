@@ -1,5 +1,5 @@
 import { Ajv, type ErrorObject } from 'ajv'
-import { BookInput } from './schemas/book.js'
+import { BookInput } from './schema.js'
 
 /**
  * The Ajv options of every request-body validator (Fastify's `ajv.customOptions`): no type

@@ -1,6 +1,6 @@
 import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
-import type { Book, BookInput, BookPatch } from '../schemas/book.js'
+import type { Book, BookInput, BookPatch } from '../../book/schema.js'
 import {
   LIST_PAGE_SIZE,
   StorageUnavailableError,
@@ -8,11 +8,11 @@ import {
   type BookQuery,
   type BookStore,
   type VersionedBook
-} from './book-store.js'
-import { countStatement, listStatement } from './book-query-sql.js'
-import { foldText } from './fold.js'
-import { patchValues } from './patch-values.js'
-import { migrateToLatest } from './migrations.js'
+} from '../book-store.js'
+import { countStatement, listStatement } from '../list-sql.js'
+import { foldText } from '../fold.js'
+import { patchValues } from '../patch-values.js'
+import { migrateToLatest } from '../migrations.js'
 
 const INT8_OID = 20
 const COLUMNS = 'id, title, author, year'

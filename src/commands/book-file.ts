@@ -3,7 +3,7 @@ import { extname } from 'node:path'
 import { createInterface } from 'node:readline'
 import { parse } from 'csv-parse'
 import { stringify } from 'csv-stringify/sync'
-import type { Book } from './schemas/book.js'
+import type { Book } from '../book/schema.js'
 
 /**
  * The two file formats of `book-service export` and `import` (issue 14): CSV per RFC 4180 with

@@ -1,6 +1,6 @@
 import { PassThrough, type Readable } from 'node:stream'
-import { Messages } from './envelope.js'
-import type { Book } from './schemas/book.js'
+import { Messages } from '../../http/envelope.js'
+import type { Book } from '../../book/schema.js'
 
 /** The content type of every response (decisions: "Wire contract"). */
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'

@@ -1,7 +1,7 @@
 import { closeSync, existsSync, fsyncSync, linkSync, openSync, renameSync, rmSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import Database from 'better-sqlite3'
-import { MIGRATION_NAMES, migrateToLatest } from './migrations.js'
+import { MIGRATION_NAMES, migrateToLatest } from '../migrations.js'
 
 /** A backup that cannot be used, or a database that cannot be replaced now: one line for the operator. */
 export class BackupError extends Error {

@@ -4,9 +4,9 @@ import { dirname } from 'node:path'
 import type { Writable } from 'node:stream'
 import { formatBooks, formatOfName, type BookFileFormat } from './book-file.js'
 import { progressLine } from './progress.js'
-import { configOrExit, fail } from './serve.js'
-import { openTransfer } from './storage/open-transfer.js'
-import { syncPath, temporaryName } from './storage/sqlite-backup.js'
+import { configOrExit, fail } from '../serve.js'
+import { openTransfer } from '../storage/open-transfer.js'
+import { syncPath, temporaryName } from '../storage/sqlite/backup.js'
 
 /** Options of `book-service export`. */
 export interface ExportOptions {
