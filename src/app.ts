@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
-import secureJson from 'secure-json-parse'
 import { createAuthHook, createTokenSigner, createTokenVerifier } from './auth/tokens.js'
 import { BODY_VALIDATION_OPTIONS } from './book/validation.js'
 import { booksRoutes } from './routes/books/index.js'
@@ -10,6 +9,7 @@ import { corsOrigins, registerCors } from './http/cors.js'
 import { badUrlHandler, clientErrorHandler, errorHandler, methodNotAllowed, notFoundHandler } from './http/errors.js'
 import { healthRoutes } from './routes/health.js'
 import { requireHost } from './http/host-header.js'
+import { readBodiesAsJson } from './http/json-body.js'
 import { loginRoute } from './routes/login.js'
 import { registerMetrics } from './http/metrics.js'
 import { apiDocument } from './http/openapi.js'
@@ -35,9 +35,6 @@ export interface AppOptions {
   logger?: FastifyServerOptions['logger']
 }
 
-/** Stands for a body that is not valid JSON; it fails every body schema, so it answers 400. */
-const INVALID_JSON = Symbol('invalid JSON')
-
 /**
  * Builds the service (not listening): every route of the specification and decisions, the
  * envelope on every response, auth, logging. Tests call it in-process; `server.ts` listens.
@@ -62,16 +59,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     frameworkErrors: badUrlHandler
   })
 
-  // Bodies are read as JSON whatever their Content-Type (decisions: "Book bodies"). A body that
-  // does not parse becomes INVALID_JSON, so the handler decides when to report it (after 404).
-  app.removeAllContentTypeParsers()
-  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => {
-    try {
-      done(null, secureJson.parse(body as string, undefined, { protoAction: 'remove', constructorAction: 'remove' }))
-    } catch {
-      done(null, INVALID_JSON)
-    }
-  })
+  readBodiesAsJson(app)
 
   limitConnections(app.server, config)
   app.setErrorHandler(errorHandler)

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { validate } from '@readme/openapi-parser'
 import type { FastifyInstance } from 'fastify'
-import { Messages } from '../src/http/envelope.js'
+import { Messages } from '../src/http/messages.js'
 import { TEST_PASSWORD, authHeaders, buildTestApp } from './support/app.js'
 
 interface Operation {

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 import { createSigner, createVerifier } from 'fast-jwt'
-import { HttpError, Messages } from '../http/envelope.js'
+import { HttpError } from '../http/http-error.js'
+import { Messages } from '../http/messages.js'
 import { cacheVerified } from './verified-tokens.js'
 
 /** The HMAC algorithms a token may use (decisions: "Authentication"); anything else is invalid. */

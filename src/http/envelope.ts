@@ -1,8 +1,47 @@
 import Type, { type TSchema } from 'typebox'
 
 /**
- * The response envelope every response uses (spec: "Response envelope"):
- * `{ status: <HTTP status>, message: <text>, data: <payload or null> }`.
+ * The response envelope (spec: "Response envelope"): `{ status: <HTTP status>, message: <text>,
+ * data: <payload or null> }`. Every JSON answer of the service is built here: its object, its
+ * text when written without Fastify's serializer, its JSON Schema and its content type.
+ */
+
+/** The content type of every envelope response (decisions: "Wire contract"). */
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
+
+/** One response body: the HTTP status, the exact message text, and the payload (null when none). */
+export interface Envelope<T> {
+  status: number
+  message: string
+  data: T
+}
+
+/**
+ * The envelope of a response; handlers return it and the route's response schema serializes it.
+ *
+ * @param status the HTTP status of the response (the envelope repeats it).
+ * @param message the exact message text (see `Messages` in src/http/messages.ts).
+ * @param data the payload; null for errors and for successes without one.
+ */
+export function envelopeOf<T>(status: number, message: string, data: T): Envelope<T> {
+  return { status, message, data }
+}
+
+/** The envelope of an error: `data` is always null. */
+export function errorEnvelope(status: number, message: string): Envelope<null> {
+  return envelopeOf(status, message, null)
+}
+
+/**
+ * The text of an envelope up to its `data` value, `{"status":…,"message":…,"data":`, for a body
+ * written piece by piece (the book list stream), which then writes the data and the closing `}`.
+ */
+export function envelopeHead(status: number, message: string): string {
+  return JSON.stringify({ status, message }).slice(0, -1) + ',"data":'
+}
+
+/**
+ * The JSON Schema of the envelope for one kind of response.
  *
  * @param data the JSON Schema of the `data` field for this response.
  * @returns the envelope's JSON Schema, used to serialize the response and in the API document.
@@ -18,63 +57,5 @@ export function envelope<T extends TSchema>(data: T) {
   )
 }
 
-/** The envelope of every error: `data` is always null. */
+/** The JSON Schema of every error envelope: `data` is always null. */
 export const ErrorEnvelope = envelope(Type.Null())
-
-/** The envelope of successes without a payload (`DELETE`, health checks). */
-export const EmptyEnvelope = envelope(Type.Null())
-
-/** The exact message texts of the specification and decisions documents. */
-export const Messages = {
-  created: 'Book created successfully',
-  listed: 'Books retrieved successfully',
-  retrieved: 'Book retrieved successfully',
-  updated: 'Book updated successfully',
-  deleted: 'Book deleted successfully',
-  loggedIn: 'Login successful',
-  ok: 'OK',
-  invalidInput: 'Invalid input',
-  tokenRequired: 'Authorization token required',
-  invalidToken: 'Invalid token',
-  invalidCredentials: 'Invalid credentials',
-  bookNotFound: 'Book not found',
-  routeNotFound: 'Route not found',
-  methodNotAllowed: 'Method not allowed',
-  preconditionFailed: 'Precondition failed',
-  payloadTooLarge: 'Payload too large',
-  tooManyRequests: 'Too many requests',
-  internalError: 'Internal server error',
-  unavailable: 'Service unavailable'
-} as const
-
-/** The message used for a status when nothing more specific applies (framework-made errors). */
-export const defaultMessageFor: Record<number, string> = {
-  400: 'Bad request',
-  401: Messages.invalidToken,
-  404: Messages.routeNotFound,
-  405: Messages.methodNotAllowed,
-  408: 'Request timeout',
-  412: Messages.preconditionFailed,
-  413: Messages.payloadTooLarge,
-  414: 'URI too long',
-  415: 'Unsupported media type',
-  429: Messages.tooManyRequests,
-  431: 'Request header fields too large',
-  500: Messages.internalError,
-  503: Messages.unavailable
-}
-
-/**
- * An error the client caused or may be told about: rendered by the error handler as the
- * envelope `{ status, message, data: null }` with HTTP status `status`.
- */
-export class HttpError extends Error {
-  constructor(
-    readonly statusCode: number,
-    message: string,
-    readonly headers: Record<string, string> = {}
-  ) {
-    super(message)
-    this.name = 'HttpError'
-  }
-}

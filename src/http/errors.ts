@@ -1,13 +1,10 @@
 import type { ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
-import { HttpError, Messages, defaultMessageFor } from './envelope.js'
+import { JSON_CONTENT_TYPE, errorEnvelope } from './envelope.js'
+import { HttpError } from './http-error.js'
+import { Messages, defaultMessageFor } from './messages.js'
 import { StorageUnavailableError } from '../storage/book-store.js'
-
-/** The envelope of an error response. */
-function errorBody(status: number, message: string) {
-  return { status, message, data: null }
-}
 
 /**
  * Renders every error as the envelope (decisions: "Everything else"): {@link HttpError}s as they
@@ -17,32 +14,32 @@ function errorBody(status: number, message: string) {
  */
 export function errorHandler(error: FastifyError | HttpError | Error, request: FastifyRequest, reply: FastifyReply) {
   if (error instanceof HttpError) {
-    return reply.code(error.statusCode).headers(error.headers).send(errorBody(error.statusCode, error.message))
+    return reply.code(error.statusCode).headers(error.headers).send(errorEnvelope(error.statusCode, error.message))
   }
   if ('validation' in error && error.validation) {
-    return reply.code(400).send(errorBody(400, Messages.invalidInput))
+    return reply.code(400).send(errorEnvelope(400, Messages.invalidInput))
   }
   if (error instanceof StorageUnavailableError) {
     request.log.warn({ err: error }, 'storage unavailable')
-    return reply.code(503).send(errorBody(503, Messages.unavailable))
+    return reply.code(503).send(errorEnvelope(503, Messages.unavailable))
   }
   const status = 'statusCode' in error ? Number(error.statusCode) : 500
   if (status >= 400 && status < 500) {
     request.log.info({ err: error }, 'client error')
-    return reply.code(status).send(errorBody(status, defaultMessageFor[status] ?? 'Bad request'))
+    return reply.code(status).send(errorEnvelope(status, defaultMessageFor[status] ?? defaultMessageFor[400]!))
   }
   request.log.error({ err: error }, 'request failed')
-  return reply.code(500).send(errorBody(500, Messages.internalError))
+  return reply.code(500).send(errorEnvelope(500, Messages.internalError))
 }
 
 /** Answers unknown paths with 404 `Route not found`. */
 export function notFoundHandler(_request: FastifyRequest, reply: FastifyReply) {
-  return reply.code(404).send(errorBody(404, Messages.routeNotFound))
+  return reply.code(404).send(errorEnvelope(404, Messages.routeNotFound))
 }
 
 /** Answers a URL the router cannot decode (bad percent-encoding) with 400, before routing and auth. */
 export function badUrlHandler(_error: Error, _request: FastifyRequest, reply: FastifyReply) {
-  return reply.code(400).send(errorBody(400, 'Bad request'))
+  return reply.code(400).send(errorEnvelope(400, defaultMessageFor[400]!))
 }
 
 /** Answers in flight whose connection closes once they are sent (see {@link clientErrorHandler}). */
@@ -78,7 +75,7 @@ export function methodNotAllowed(app: FastifyInstance) {
         exposeHeadRoute: false,
         schema: { hide: true }, // not operations: kept out of the API document
         handler: async (_request, reply) =>
-          reply.code(405).header('allow', allow).send(errorBody(405, Messages.methodNotAllowed))
+          reply.code(405).header('allow', allow).send(errorEnvelope(405, Messages.methodNotAllowed))
       })
     }
   }
@@ -117,9 +114,9 @@ export function clientErrorHandler(error: Error & { code?: string }, socket: Soc
     }
   }
   const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400
-  const body = JSON.stringify(errorBody(status, defaultMessageFor[status] ?? 'Bad request'))
+  const body = JSON.stringify(errorEnvelope(status, defaultMessageFor[status] ?? defaultMessageFor[400]!))
   socket.end(
     `HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request'}\r\n` +
-      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
+      `Content-Type: ${JSON_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
   )
 }

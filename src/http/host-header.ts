@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { HttpError, defaultMessageFor } from './envelope.js'
+import { HttpError } from './http-error.js'
+import { defaultMessageFor } from './messages.js'
 
 /**
  * The `onRequest` hook that refuses an HTTP/1.1 request without a `Host` header (RFC 9112

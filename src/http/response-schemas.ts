@@ -1,5 +1,6 @@
 import Type, { type TSchema } from 'typebox'
-import { Messages, envelope } from './envelope.js'
+import { envelope } from './envelope.js'
+import { Messages } from './messages.js'
 
 /**
  * The error responses of the routes, one schema per status, each naming the exact `message`

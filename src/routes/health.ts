@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify'
 import Type from 'typebox'
-import { HttpError, Messages } from '../http/envelope.js'
+import { envelopeOf } from '../http/envelope.js'
+import { HttpError } from '../http/http-error.js'
+import { Messages } from '../http/messages.js'
 import { successResponse, unavailable } from '../http/response-schemas.js'
 import type { BookStore } from '../storage/book-store.js'
 
@@ -14,7 +16,7 @@ export async function healthRoutes(app: FastifyInstance, options: { store: BookS
     200: successResponse(Type.Null(), Messages.ok, 'the process runs (and, for readiness, the storage answers).'),
     503: unavailable
   }
-  const ok = { status: 200, message: Messages.ok, data: null }
+  const ok = envelopeOf(200, Messages.ok, null)
   const tags = ['Health']
 
   app.get(

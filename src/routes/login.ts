@@ -3,7 +3,9 @@ import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import rateLimit from '@fastify/rate-limit'
 import Type from 'typebox'
-import { HttpError, Messages } from '../http/envelope.js'
+import { envelopeOf } from '../http/envelope.js'
+import { HttpError } from '../http/http-error.js'
+import { Messages } from '../http/messages.js'
 import {
   errorResponse,
   internalError,
@@ -96,11 +98,11 @@ export async function loginRoute(app: FastifyInstance, options: LoginOptions): P
       const userOk = constantTimeEqual(username, options.username)
       const passwordOk = constantTimeEqual(password, options.password)
       if (!(userOk && passwordOk)) throw new HttpError(401, Messages.invalidCredentials)
-      return {
-        status: 200,
-        message: Messages.loggedIn,
-        data: { token: options.sign(username), token_type: 'Bearer' as const, expires_in: options.ttlSeconds }
-      }
+      return envelopeOf(200, Messages.loggedIn, {
+        token: options.sign(username),
+        token_type: 'Bearer' as const,
+        expires_in: options.ttlSeconds
+      })
     }
   )
 }

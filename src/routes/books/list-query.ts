@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox'
-import { HttpError, Messages } from '../../http/envelope.js'
+import { HttpError } from '../../http/http-error.js'
+import { Messages } from '../../http/messages.js'
 import type { Book } from '../../book/schema.js'
 import type { BookQuery, BookStore, Cursor, SortField } from '../../storage/book-store.js'
 import { foldText } from '../../storage/fold.js'

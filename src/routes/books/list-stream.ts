@@ -1,14 +1,12 @@
 import { PassThrough, type Readable } from 'node:stream'
-import { Messages } from '../../http/envelope.js'
+import { envelopeHead } from '../../http/envelope.js'
+import { Messages } from '../../http/messages.js'
 import type { Book } from '../../book/schema.js'
-
-/** The content type of every response (decisions: "Wire contract"). */
-export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
 
 /** Characters gathered before a piece of the list is handed to the sockets (about 64 KiB). */
 const PIECE_CHARS = 64 * 1024
 
-const HEAD = JSON.stringify({ status: 200, message: Messages.listed }).slice(0, -1) + ',"data":['
+const HEAD = envelopeHead(200, Messages.listed) + '['
 const TAIL = ']}'
 
 /**
@@ -45,7 +43,7 @@ function writable(stream: PassThrough): Promise<void> {
  * piece is answered as a string; a longer one as one stream per waiter, fed piece by piece as
  * fast as the slowest of them takes it, so only about one page is in memory whatever the size.
  */
-async function answer(books: AsyncIterable<Book>, waiters: Waiter[]): Promise<void> {
+async function readForBatch(books: AsyncIterable<Book>, waiters: Waiter[]): Promise<void> {
   const iterator = books[Symbol.asyncIterator]()
   let text = HEAD
   let first = true
@@ -132,8 +130,8 @@ export function sharedList(list: () => AsyncIterable<Book>): () => Promise<ListB
       reading--
       if (batch && reading === 0) start()
     }
-    // answer() settles every waiter itself and never rejects; both paths just count it done.
-    answer(list(), waiters).then(finished, finished)
+    // readForBatch() settles every waiter itself and never rejects; both paths just count it done.
+    readForBatch(list(), waiters).then(finished, finished)
   }
   return () =>
     new Promise<ListBody>((resolve, reject) => {
