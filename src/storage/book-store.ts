@@ -54,8 +54,9 @@ export type VersionedBook = Book & { version: number }
 
 /**
  * Filters of {@link BookStore.list} and {@link BookStore.count}; absent ones do not filter.
- * `title` and `author` are already folded (`foldText` in src/storage/fold.ts) substrings, matched literally
- * (`%` and `_` are not wildcards); the year bounds are inclusive.
+ * `title` and `author` are substrings as the client gave them, matched ignoring case: the
+ * storage folds them (`foldText` in src/storage/fold.ts) like the stored columns, and matches
+ * them literally (`%` and `_` are not wildcards); the year bounds are inclusive.
  */
 export interface BookFilter {
   title?: string

@@ -11,6 +11,7 @@ import {
   type ExpressionBuilder
 } from 'kysely'
 import type { BookFilter, BookQuery, SortField } from './book-store.js'
+import { foldText } from './fold.js'
 import type { Engine } from './migrations.js'
 
 /** The `books` table as the list queries see it (migrations 0001 and 0002). */
@@ -71,13 +72,13 @@ function likeContaining(term: string): string {
 
 /** The WHERE conditions of `filter` (all must hold; none: always true). */
 function filters(eb: ExpressionBuilder<Database, 'books'>, filter: BookFilter) {
-  // Both sides are folded, so a plain (case-sensitive on PostgreSQL) LIKE matches the same way on
+  // Both sides are folded (the terms here, the columns when stored), so a plain (case-sensitive on PostgreSQL) LIKE matches the same way on
   // both engines. On PostgreSQL the folded columns use the "C" collation and have trigram indexes.
   const containing = (column: 'title_folded' | 'author_folded', term: string) =>
     sql<boolean>`${sql.ref(column)} LIKE ${likeContaining(term)} ESCAPE '!'`
   const conditions = []
-  if (filter.title !== undefined) conditions.push(containing('title_folded', filter.title))
-  if (filter.author !== undefined) conditions.push(containing('author_folded', filter.author))
+  if (filter.title !== undefined) conditions.push(containing('title_folded', foldText(filter.title)))
+  if (filter.author !== undefined) conditions.push(containing('author_folded', foldText(filter.author)))
   if (filter.year !== undefined) conditions.push(eb('year', '=', filter.year))
   if (filter.yearMin !== undefined) conditions.push(eb('year', '>=', filter.yearMin))
   if (filter.yearMax !== undefined) conditions.push(eb('year', '<=', filter.yearMax))

@@ -2,8 +2,8 @@ import Type, { type Static } from 'typebox'
 import { HttpError } from '../../http/http-error.js'
 import { Messages } from '../../http/messages.js'
 import type { Book } from '../../book/schema.js'
-import type { BookQuery, BookStore, Cursor, SortField } from '../../storage/book-store.js'
-import { foldText } from '../../storage/fold.js'
+import type { BookQuery, BookStore, SortField } from '../../storage/book-store.js'
+import { decodeCursor, encodeCursor } from '../../storage/cursor.js'
 
 /** Largest page `limit` accepts. */
 export const MAX_PAGE_SIZE = 1000
@@ -64,27 +64,6 @@ export interface ListRequest {
 
 const invalidInput = () => new HttpError(400, Messages.invalidInput)
 
-/** Decodes the opaque cursor of a non-id sort; undefined when it is not one made for `sort`. */
-function decodeCursor(text: string, sort: string, field: SortField): Cursor | undefined {
-  let value: unknown
-  try {
-    value = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'))
-  } catch {
-    return undefined
-  }
-  if (!Array.isArray(value) || value.length !== 3 || value[0] !== sort) return undefined
-  const [, key, id] = value as [string, unknown, unknown]
-  if (!Number.isSafeInteger(id) || (id as number) < 0) return undefined
-  const keyValid = field === 'year' ? Number.isSafeInteger(key) : typeof key === 'string'
-  return keyValid ? { key: key as string | number, id: id as number } : undefined
-}
-
-/** The opaque cursor of the position just past `book` in a list sorted by `sort` (e.g. `-title`). */
-export function encodeCursor(sort: string, field: SortField, book: Book): string {
-  const key = field === 'title' ? foldText(book.title) : field === 'author' ? foldText(book.author) : book.year
-  return Buffer.from(JSON.stringify([sort, key, book.id])).toString('base64url')
-}
-
 /**
  * Turns the validated query parameters of `GET /books` into a store query.
  *
@@ -102,8 +81,8 @@ export function parseListParameters(raw: ListParameters): ListRequest | undefine
   const sort = parameters.sort ?? 'id'
   const field = sort.replace(/^-/, '') as SortField
   const query: BookQuery = { sort: field, descending: sort.startsWith('-') }
-  if (parameters.title !== undefined) query.title = foldText(parameters.title)
-  if (parameters.author !== undefined) query.author = foldText(parameters.author)
+  if (parameters.title !== undefined) query.title = parameters.title
+  if (parameters.author !== undefined) query.author = parameters.author
   if (parameters.year !== undefined) query.year = Number(parameters.year)
   if (parameters.year_min !== undefined) query.yearMin = Number(parameters.year_min)
   if (parameters.year_max !== undefined) query.yearMax = Number(parameters.year_max)

@@ -1,9 +1,10 @@
 import pg from 'pg'
 import type { Book } from '../../book/schema.js'
-import { LIST_PAGE_SIZE } from '../book-store.js'
+import { insertValues } from '../book-sql.js'
 import { noteConflict, type BookTransfer, type ImportRow, type StoreOutcome } from '../book-transfer.js'
-import { foldText } from '../fold.js'
-import { types } from './store.js'
+import { pagesById } from '../list-pages.js'
+import { types } from './connection.js'
+import { STATEMENTS, columnArrays } from './statements.js'
 
 /**
  * {@link BookTransfer} on PostgreSQL, through one connection of its own: an export is one
@@ -27,16 +28,9 @@ export class PostgresBookTransfer implements BookTransfer {
   async *pages(): AsyncIterable<Book[]> {
     await this.client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')
     try {
-      for (let after = 0; ; ) {
-        const { rows } = await this.client.query<Book>({
-          name: 'export-page',
-          text: 'SELECT id, title, author, year FROM books WHERE id > $1 ORDER BY id LIMIT $2',
-          values: [after, LIST_PAGE_SIZE]
-        })
-        if (rows.length > 0) yield rows
-        if (rows.length < LIST_PAGE_SIZE) return
-        after = rows[rows.length - 1]!.id
-      }
+      const readPage = async (after: number, size: number) =>
+        (await this.client.query<Book>({ ...STATEMENTS.page, values: [after, size] })).rows
+      for await (const page of pagesById(readPage)) if (page.length > 0) yield page
     } finally {
       await this.client.query('COMMIT')
     }
@@ -49,35 +43,18 @@ export class PostgresBookTransfer implements BookTransfer {
       if (options.keepIds && options.maxId > 0) {
         // First, so that services creating books meanwhile take ids past the file's. A sequence
         // is not transactional: after a refused import it stays moved (ids are never reused anyway).
-        await this.client.query(
-          `SELECT setval(seq, GREATEST($1::bigint, COALESCE(pg_sequence_last_value(seq), 1)))
-           FROM (SELECT pg_get_serial_sequence('books', 'id')::regclass AS seq) AS s`,
-          [options.maxId]
-        )
+        await this.client.query({ ...STATEMENTS.moveIdSequence, values: [options.maxId] })
       }
       for await (const batch of batches) {
-        const columns = [
-          batch.map(({ row }) => row.title),
-          batch.map(({ row }) => row.author),
-          batch.map(({ row }) => row.year),
-          batch.map(({ row }) => foldText(row.title)),
-          batch.map(({ row }) => foldText(row.author))
-        ]
+        const columns = columnArrays(batch.map(({ row }) => insertValues(row)))
         if (!options.keepIds) {
           // WITH ORDINALITY … ORDER BY: ids are drawn in file order.
-          await this.client.query(
-            `INSERT INTO books (title, author, year, title_folded, author_folded)
-             SELECT t, a, y, tf, af FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::text[])
-               WITH ORDINALITY AS u(t, a, y, tf, af, n) ORDER BY n`,
-            columns
-          )
+          await this.client.query({ ...STATEMENTS.importMany, values: columns })
         } else {
-          const { rows } = await this.client.query<{ id: number }>(
-            `INSERT INTO books (id, title, author, year, title_folded, author_folded) OVERRIDING SYSTEM VALUE
-             SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[])
-             ON CONFLICT (id) DO NOTHING RETURNING id`,
-            [batch.map(({ row }) => row.id), ...columns]
-          )
+          const { rows } = await this.client.query<{ id: number }>({
+            ...STATEMENTS.importManyKeepingIds,
+            values: [batch.map(({ row }) => row.id), ...columns]
+          })
           const stored = new Set(rows.map((row) => row.id))
           for (const { line, row } of batch) {
             // A stored id counts once: a repeat of it in the same batch is a conflict too.

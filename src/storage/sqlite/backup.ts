@@ -1,7 +1,8 @@
 import { closeSync, existsSync, fsyncSync, linkSync, openSync, renameSync, rmSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import Database from 'better-sqlite3'
-import { MIGRATION_NAMES, migrateToLatest } from '../migrations.js'
+import { MIGRATION_NAMES } from '../migrations.js'
+import { BUSY_TIMEOUT_MS, migrateConnection } from './connection.js'
 
 /** A backup that cannot be used, or a database that cannot be replaced now: one line for the operator. */
 export class BackupError extends Error {
@@ -76,7 +77,7 @@ export function backupSqlite(databasePath: string, file: string): number {
   const temporary = temporaryName(file)
   const db = new Database(databasePath, { fileMustExist: true })
   try {
-    db.pragma('busy_timeout = 5000')
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
     closeSync(openSync(temporary, 'wx', 0o600)) // VACUUM INTO accepts an empty file: ours, private
     db.prepare('VACUUM INTO ?').run(temporary)
     const books = checkDatabaseFile(temporary)
@@ -142,8 +143,7 @@ export async function restoreSqlite(databasePath: string, file: string): Promise
     await source.backup(temporary)
     const copy = new Database(temporary)
     try {
-      const { Kysely, SqliteDialect } = await import('kysely')
-      await migrateToLatest(new Kysely<unknown>({ dialect: new SqliteDialect({ database: copy }) }), 'sqlite')
+      await migrateConnection(copy)
     } finally {
       copy.close()
     }

@@ -1,11 +1,12 @@
 import type Database from 'better-sqlite3'
 import type { Book } from '../../book/schema.js'
 import type { VersionedBook } from '../book-store.js'
-import type { PatchValues } from '../patch-values.js'
+import type { InsertValues, PatchValues } from '../book-sql.js'
+import { prepareStatements } from './statements.js'
 
 /** One write of the SQLite store, as data (so it can be sent to the writer thread). */
 export type WriteOp =
-  | { op: 'insert'; title: string; author: string; year: number; titleFolded: string; authorFolded: string }
+  | { op: 'insert'; values: InsertValues }
   | { op: 'update'; id: number; values: PatchValues }
   | { op: 'updateIfVersion'; id: number; version: number; values: PatchValues }
   | { op: 'delete'; id: number }
@@ -29,14 +30,6 @@ export function toError(error: WriteError): Error {
   return Object.assign(new Error(error.message), { name: error.name, code: error.code })
 }
 
-const COLUMNS = 'id, title, author, year'
-const VERSIONED = `${COLUMNS}, version`
-
-/** The SET clause of every update: present fields replace, absent ones keep; the version goes up. */
-const SET_PATCH = `title = COALESCE(?, title), title_folded = COALESCE(?, title_folded),
-  author = COALESCE(?, author), author_folded = COALESCE(?, author_folded),
-  year = COALESCE(?, year), version = version + 1`
-
 /**
  * Makes the group-commit function of a connection: `commit(batch)` runs every write of the
  * batch in one transaction and commits once (one fsync with `synchronous=FULL`). Should a write
@@ -49,31 +42,20 @@ const SET_PATCH = `title = COALESCE(?, title), title_folded = COALESCE(?, title_
  * @throws from `commit` when the commit itself fails: then nothing of the batch is stored.
  */
 export function groupCommit(db: Database.Database): (batch: WriteOp[]) => WriteOutcome[] {
-  const insert = db.prepare<[string, string, number, string, string], Book>(
-    `INSERT INTO books (title, author, year, title_folded, author_folded) VALUES (?, ?, ?, ?, ?) RETURNING ${COLUMNS}`
-  )
-  const update = db.prepare<[...PatchValues, number], VersionedBook>(
-    `UPDATE books SET ${SET_PATCH} WHERE id = ? RETURNING ${VERSIONED}`
-  )
-  const updateIfVersion = db.prepare<[...PatchValues, number, number], VersionedBook>(
-    `UPDATE books SET ${SET_PATCH} WHERE id = ? AND version = ? RETURNING ${VERSIONED}`
-  )
-  const remove = db.prepare<[number]>('DELETE FROM books WHERE id = ?')
-  const removeIfVersion = db.prepare<[number, number]>('DELETE FROM books WHERE id = ? AND version = ?')
-  const exists = db.prepare<[number], { id: number }>('SELECT id FROM books WHERE id = ?')
-  const missingOrStale = (id: number) => (exists.get(id) ? 'stale' : 'missing')
+  const statements = prepareStatements(db)
+  const missingOrStale = (id: number) => (statements.exists.get(id) ? 'stale' : 'missing')
   const run = (write: WriteOp): WriteResult => {
     switch (write.op) {
       case 'insert':
-        return insert.get(write.title, write.author, write.year, write.titleFolded, write.authorFolded)
+        return statements.insert.get(...write.values)
       case 'update':
-        return update.get(...write.values, write.id)
+        return statements.update.get(...write.values, write.id)
       case 'updateIfVersion':
-        return updateIfVersion.get(...write.values, write.id, write.version) ?? missingOrStale(write.id)
+        return statements.updateIfVersion.get(...write.values, write.id, write.version) ?? missingOrStale(write.id)
       case 'delete':
-        return remove.run(write.id).changes > 0
+        return statements.delete.run(write.id).changes > 0
       case 'deleteIfVersion':
-        return removeIfVersion.run(write.id, write.version).changes > 0 ? 'deleted' : missingOrStale(write.id)
+        return statements.deleteIfVersion.run(write.id, write.version).changes > 0 ? 'deleted' : missingOrStale(write.id)
     }
   }
   // The usual case: every write succeeds, so the batch runs without savepoints.

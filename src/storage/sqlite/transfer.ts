@@ -1,11 +1,10 @@
-import Database from 'better-sqlite3'
+import type Database from 'better-sqlite3'
 import type { Book } from '../../book/schema.js'
-import { LIST_PAGE_SIZE } from '../book-store.js'
+import { insertValues } from '../book-sql.js'
 import { noteConflict, type BookTransfer, type ImportRow, type StoreOutcome } from '../book-transfer.js'
-import { foldText } from '../fold.js'
-
-/** A books row in raw mode: id, title, author, year. */
-type BookRow = [number, string, string, number]
+import { pagesById } from '../list-pages.js'
+import { openConnection } from './connection.js'
+import { prepareStatements, type SqliteStatements } from './statements.js'
 
 /**
  * {@link BookTransfer} on a SQLite file, through a connection of its own. It works beside a
@@ -14,7 +13,14 @@ type BookRow = [number, string, string, number]
  * the service's group commits wait for it (up to their 5 s busy timeout) and then go on.
  */
 export class SqliteBookTransfer implements BookTransfer {
+  /** Prepared on first use (the file may not hold the books table yet when it is opened). */
+  private prepared: SqliteStatements | undefined
+
   private constructor(private readonly db: Database.Database) {}
+
+  private get statements() {
+    return (this.prepared ??= prepareStatements(this.db))
+  }
 
   /**
    * Opens the existing database file at `path` (WAL, `synchronous=FULL`, 5 s busy timeout).
@@ -22,31 +28,14 @@ export class SqliteBookTransfer implements BookTransfer {
    * @throws when the file does not exist or is not a database.
    */
   static open(path: string): SqliteBookTransfer {
-    const db = new Database(path, { fileMustExist: true })
-    try {
-      db.pragma('journal_mode = WAL')
-      db.pragma('synchronous = FULL')
-      db.pragma('busy_timeout = 5000')
-      return new SqliteBookTransfer(db)
-    } catch (error) {
-      db.close()
-      throw error
-    }
+    return new SqliteBookTransfer(openConnection(path, { fileMustExist: true }))
   }
 
   async *pages(): AsyncIterable<Book[]> {
-    const page = this.db
-      .prepare<[number, number], BookRow>('SELECT id, title, author, year FROM books WHERE id > ? ORDER BY id LIMIT ?')
-      .raw(true)
     // One read transaction for every page: one snapshot, whatever the service writes meanwhile.
     this.db.exec('BEGIN')
     try {
-      for (let after = 0; ; ) {
-        const rows = page.all(after, LIST_PAGE_SIZE) as unknown as BookRow[]
-        if (rows.length > 0) yield rows.map(([id, title, author, year]) => ({ id, title, author, year }))
-        if (rows.length < LIST_PAGE_SIZE) return
-        after = rows[rows.length - 1]![0]
-      }
+      for await (const page of pagesById(this.statements.page)) if (page.length > 0) yield page
     } finally {
       this.db.exec('COMMIT')
     }
@@ -56,16 +45,14 @@ export class SqliteBookTransfer implements BookTransfer {
     const outcome: StoreOutcome = { stored: 0, conflicts: [], conflictCount: 0 }
     // AUTOINCREMENT keeps sqlite_sequence at the largest id ever stored, explicit ones included,
     // so with --keep-ids the sequence moves past the file's ids by itself.
-    const insert = options.keepIds
-      ? this.db.prepare('INSERT OR IGNORE INTO books (id, title, author, year, title_folded, author_folded) VALUES (?, ?, ?, ?, ?, ?)')
-      : this.db.prepare('INSERT INTO books (title, author, year, title_folded, author_folded) VALUES (?, ?, ?, ?, ?)')
+    const { insert, insertKeepingId } = this.statements
     this.db.exec('BEGIN IMMEDIATE')
     try {
       for await (const batch of batches) {
         for (const { line, row } of batch) {
-          const values = [row.title, row.author, row.year, foldText(row.title), foldText(row.author)]
+          const values = insertValues(row)
           if (!options.keepIds) insert.run(...values)
-          else if (insert.run(row.id, ...values).changes === 0) noteConflict(outcome, { line, id: row.id! })
+          else if (insertKeepingId.run(row.id!, ...values).changes === 0) noteConflict(outcome, { line, id: row.id! })
           outcome.stored++
         }
       }

@@ -8,13 +8,10 @@
  * `{ failed: WriteError }` when the commit failed (nothing of that batch is stored).
  */
 import { parentPort, workerData } from 'node:worker_threads'
-import Database from 'better-sqlite3'
+import { openConnection } from './connection.js'
 import { groupCommit, type WriteOp } from './group-commit.js'
 
-const db = new Database((workerData as { path: string }).path)
-db.pragma('journal_mode = WAL')
-db.pragma('synchronous = FULL')
-db.pragma('busy_timeout = 5000')
+const db = openConnection((workerData as { path: string }).path)
 const commit = groupCommit(db)
 
 parentPort!.on('message', (message: { batch: WriteOp[] } | { close: true }) => {
