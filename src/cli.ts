@@ -2,6 +2,7 @@
 import './runtime.js' // first: exits with one line on an unsupported Node.js
 import { Command, InvalidArgumentError } from 'commander'
 import { createTokenSigner } from './auth.js'
+import { userCommand } from './cli-users.js'
 import { configOrExit, fail, secretOrExit, serve } from './serve.js'
 import { openStore } from './storage/open.js'
 import { packageVersion } from './version.js'
@@ -46,7 +47,7 @@ async function migrate(): Promise<void> {
 
 /**
  * The `book-service` command line: `serve` (the default), `token [--sub NAME] [--ttl SECONDS]`,
- * `migrate`, each with `--help` and `--version`. Exits 1 with one line on stderr on a bad option
+ * `migrate`, `user add|list|set-role|passwd|remove` (src/cli-users.ts), each with `--help` and `--version`. Exits 1 with one line on stderr on a bad option
  * or configuration.
  */
 export function commandLine(): Command {
@@ -77,6 +78,8 @@ export function commandLine(): Command {
     .version(packageVersion)
     .addHelpText('after', configuration)
     .action(migrate)
+
+  program.addCommand(userCommand().addHelpText('after', configuration))
 
   return program
 }

@@ -113,7 +113,7 @@ describeEachEngine('accounts and roles', ({ app, withFreshApp }) => {
     const names = (await app().inject({ url: '/users', headers: admin })).json().data.map((account: { username: string }) => account.username)
     assert.ok(!names.includes('valid-name'))
     // 12 and 1024 characters are accepted; usernames of 64 characters and non-ASCII too.
-    for (const [username, password] of [['x'.repeat(64), 'p'.repeat(12)], ['Борхес', 'p'.repeat(1024)]]) {
+    for (const [username, password] of [['x'.repeat(64), 'p'.repeat(12)], ['Борхес', 'p'.repeat(1024)]] as const) {
       const response = await app().inject({ method: 'POST', url: '/users', headers: admin, payload: { username, password, role: 'reader' } })
       assert.equal(response.statusCode, 201, username)
       assert.equal((await app().inject({ method: 'POST', url: '/login', payload: { username: username.toUpperCase(), password } })).statusCode, 200)

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { TEST_PASSWORD, signToken } from './support/app.js'
 import { ACCOUNT_PASSWORD } from './support/accounts.js'
+import type { Envelope } from './support/client.js'
 import { createPostgresDatabase, postgresSkipReason, type TestDatabase } from './support/engines.js'
 import { removeDirectory, startServer, temporaryDirectory, type RunningServer } from './support/server.js'
 
@@ -12,7 +13,7 @@ async function send(url: string, token: string | undefined, method = 'GET', body
     headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     body: body === undefined ? undefined : JSON.stringify(body)
   })
-  return { status: response.status, body: await response.json() }
+  return { status: response.status, body: (await response.json()) as Envelope }
 }
 
 async function login(base: string, username: string, password = ACCOUNT_PASSWORD): Promise<string> {
