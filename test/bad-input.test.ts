@@ -107,38 +107,30 @@ const pollution = fc.constantFrom(
   '{"__proto__":null,"title":"t","author":"a","year":1}',
   '{"title":"t","author":"a","year":1,"toString":1,"valueOf":"x","hasOwnProperty":null}'
 )
+/** A JSON object text with `fields` (each any JSON text, or absent) and up to `extras` other keys mixed in. */
+function objectText(fields: Record<string, fc.Arbitrary<string>>, extras: number): fc.Arbitrary<string> {
+  return fc
+    .record({ ...fields, extra: fc.array(fc.tuple(keyText, anyValueText), { maxLength: extras }) }, { requiredKeys: [] })
+    .map(({ extra, ...present }) => {
+      const members = Object.entries(present).map(([key, value]) => `"${key}":${value as string}`)
+      for (const [key, value] of (extra as Array<[string, string]> | undefined) ?? []) members.splice(Math.floor(members.length / 2), 0, `${key}:${value}`)
+      return `{${members.join(',')}}`
+    })
+}
 /** An object body shaped like a book, each field any JSON text (or absent), extra keys mixed in. */
-const bookish = fc
-  .record(
-    {
-      title: fieldText,
-      author: fieldText,
-      year: fc.oneof(numberText, fieldText, fc.integer({ min: -12000, max: 12000 }).map(String)),
-      extra: fc.array(fc.tuple(keyText, anyValueText), { maxLength: 3 })
-    },
-    { requiredKeys: [] }
-  )
-  .map(({ extra, ...fields }) => {
-    const members = Object.entries(fields).map(([key, value]) => `"${key}":${value}`)
-    for (const [key, value] of extra ?? []) members.splice(Math.floor(members.length / 2), 0, `${key}:${value}`)
-    return `{${members.join(',')}}`
-  })
+const bookish = objectText(
+  { title: fieldText, author: fieldText, year: fc.oneof(numberText, fieldText, fc.integer({ min: -12000, max: 12000 }).map(String)) },
+  3
+)
 /** An object body shaped like an account (POST/PUT /users), each field any JSON text, a valid one now and then, or absent. */
-const accountish = fc
-  .record(
-    {
-      username: fc.oneof(fieldText, fc.constantFrom('"admin"', '"ADMIN"', '"seeded"', '"new-user"', '"a/b"', '" x"', `"${'u'.repeat(65)}"`)),
-      password: fc.oneof(fieldText, fc.constantFrom('"a long enough passphrase"', '"short"', '"\\u0000 twelve chars"', `"${'p'.repeat(1025)}"`)),
-      role: fc.oneof(fieldText, fc.constantFrom('"reader"', '"editor"', '"admin"', '"root"', '"Admin"', 'null')),
-      extra: fc.array(fc.tuple(keyText, anyValueText), { maxLength: 2 })
-    },
-    { requiredKeys: [] }
-  )
-  .map(({ extra, ...fields }) => {
-    const members = Object.entries(fields).map(([key, value]) => `"${key}":${value}`)
-    for (const [key, value] of extra ?? []) members.splice(Math.floor(members.length / 2), 0, `${key}:${value}`)
-    return `{${members.join(',')}}`
-  })
+const accountish = objectText(
+  {
+    username: fc.oneof(fieldText, fc.constantFrom('"admin"', '"ADMIN"', '"seeded"', '"new-user"', '"a/b"', '" x"', `"${'u'.repeat(65)}"`)),
+    password: fc.oneof(fieldText, fc.constantFrom('"a long enough passphrase"', '"short"', '"\\u0000 twelve chars"', `"${'p'.repeat(1025)}"`)),
+    role: fc.oneof(fieldText, fc.constantFrom('"reader"', '"editor"', '"admin"', '"root"', '"Admin"', 'null'))
+  },
+  2
+)
 const deep = fc.tuple(fc.integer({ min: 1, max: 20_000 }), fc.constantFrom('[', '{"title":')).map(([depth, open]) =>
   open === '[' ? `${'['.repeat(depth)}${']'.repeat(depth)}` : `${open.repeat(depth)}1${'}'.repeat(depth)}`
 )
