@@ -55,6 +55,13 @@ export function isUnreachable(error: unknown): boolean {
   return UNREACHABLE_MESSAGES.test(message ?? '')
 }
 
+/** A create waiting for its group insert. */
+interface PendingCreate {
+  input: BookInput
+  resolve: (book: Book) => void
+  reject: (error: unknown) => void
+}
+
 /** Options of {@link PostgresBookStore.open}. */
 export interface PostgresOptions {
   /** Most connections the pool opens. */
@@ -96,6 +103,8 @@ export const QUERY_TIMEOUT_MS = 10_000
 export class PostgresBookStore implements BookStore {
   private closed: Promise<void> | undefined
   readonly accounts: PostgresAccountStore
+  /** Creates waiting for the next group insert (see {@link create}). */
+  private pendingCreates: PendingCreate[] = []
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -143,14 +152,60 @@ export class PostgresBookStore implements BookStore {
     }
   }
 
-  async create(input: BookInput): Promise<Book> {
+  /**
+   * Group insert: the creates that arrive in one event-loop turn are stored by one multi-row
+   * `INSERT … SELECT FROM unnest(…) RETURNING` (one statement, one commit, one WAL flush), and
+   * each resolves only once that statement has committed. Ids are drawn in the batch's order.
+   * When the batch fails for another reason than an unreachable database, each of its books is
+   * inserted alone, so one failing row fails only its own request.
+   */
+  create(input: BookInput): Promise<Book> {
+    return new Promise<Book>((resolve, reject) => {
+      if (this.pendingCreates.length === 0) setImmediate(() => void this.insertPending())
+      this.pendingCreates.push({ input, resolve, reject })
+    })
+  }
+
+  /** Inserts the creates gathered so far as one statement and settles each of them. */
+  private async insertPending(): Promise<void> {
+    const batch = this.pendingCreates
+    this.pendingCreates = []
+    try {
+      const books = await this.insertBooks(batch.map((pending) => pending.input))
+      batch.forEach((pending, index) => pending.resolve(books[index]!))
+    } catch (error) {
+      if (batch.length === 1 || error instanceof StorageUnavailableError) {
+        for (const pending of batch) pending.reject(error)
+        return
+      }
+      await Promise.all(batch.map((pending) =>
+        this.insertBooks([pending.input]).then(([book]) => pending.resolve(book!), pending.reject)))
+    }
+  }
+
+  /**
+   * Inserts `inputs` in one statement and returns the stored books in the same order: ids come
+   * from the identity sequence in row order (`ORDER BY n`), so the i-th smallest id returned is
+   * the i-th input's.
+   */
+  private async insertBooks(inputs: BookInput[]): Promise<Book[]> {
     const rows = await this.query<Book>(
-      'book-insert',
-      `INSERT INTO books (title, author, year, title_folded, author_folded) VALUES ($1, $2, $3, $4, $5)
+      'book-insert-many',
+      `INSERT INTO books (title, author, year, title_folded, author_folded)
+       SELECT title, author, year, title_folded, author_folded
+       FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::text[])
+         WITH ORDINALITY AS batch(title, author, year, title_folded, author_folded, n)
+       ORDER BY n
        RETURNING ${COLUMNS}`,
-      [input.title, input.author, input.year, foldText(input.title), foldText(input.author)]
+      [
+        inputs.map((input) => input.title),
+        inputs.map((input) => input.author),
+        inputs.map((input) => input.year),
+        inputs.map((input) => foldText(input.title)),
+        inputs.map((input) => foldText(input.author))
+      ]
     )
-    return rows[0]!
+    return rows.sort((a, b) => a.id - b.id)
   }
 
   async *list(query?: BookQuery): AsyncIterable<Book> {
