@@ -44,19 +44,22 @@ export class TokenGenerations {
     if (entry !== undefined && this.now() < entry.until) return entry.generation === generation
     let lookup = this.pending.get(key)
     if (lookup === undefined) {
-      lookup = this.accounts.generation(username).then(
+      const started: Promise<string | null> = this.accounts.generation(username).then(
         (stored) => {
+          const current = stored?.generation ?? null
+          // A lookup that {@link forget} dropped meanwhile may have read the old generation: not kept.
+          if (this.pending.get(key) !== started) return current
           this.pending.delete(key)
           if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!)
-          const current = stored?.generation ?? null
           this.entries.set(key, { generation: current, until: this.now() + GENERATION_CACHE_MS })
           return current
         },
         (error: unknown) => {
-          this.pending.delete(key)
+          if (this.pending.get(key) === started) this.pending.delete(key)
           throw error
         }
       )
+      lookup = started
       this.pending.set(key, lookup)
     }
     return lookup.then((current) => current === generation)
