@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import secureJson from 'secure-json-parse'
 import { createAuthHook, createTokenSigner, createTokenVerifier } from './auth.js'
+import { BODY_VALIDATION_OPTIONS } from './book-validation.js'
 import { booksRoutes } from './books.js'
 import { trustProxyOption, type Config } from './config.js'
 import { connectionOptions, limitConnections } from './connection-limits.js'
@@ -61,7 +62,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     trustProxy: trustProxyOption(config.TRUST_PROXY),
     return503OnClosing: false,
     clientErrorHandler,
-    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false } },
+    ajv: { customOptions: { ...BODY_VALIDATION_OPTIONS } },
     frameworkErrors: badUrlHandler
   })
 

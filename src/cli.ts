@@ -1,10 +1,15 @@
 #!/usr/bin/env node
 import './runtime.js' // first: exits with one line on an unsupported Node.js
-import { Command, InvalidArgumentError } from 'commander'
+import { Command, InvalidArgumentError, Option } from 'commander'
 import { createTokenSigner } from './auth.js'
+import { backupCommand } from './backup-command.js'
+import { BOOK_FILE_FORMATS } from './book-file.js'
 import { userCommand } from './cli-users.js'
-import { configOrExit, fail, secretOrExit, serve } from './serve.js'
-import { openStore } from './storage/open.js'
+import { exportCommand } from './export-command.js'
+import { importCommand } from './import-command.js'
+import { migrateCommand } from './migrate-command.js'
+import { restoreCommand } from './restore-command.js'
+import { configOrExit, secretOrExit, serve } from './serve.js'
 import { packageVersion } from './version.js'
 
 /** Longest lifetime `token --ttl` accepts, in seconds (one year, as `TOKEN_TTL`). */
@@ -30,25 +35,12 @@ function mintToken(options: { sub?: string; ttl?: number }): void {
   process.stdout.write(`${sign(options.sub ?? config.AUTH_USERNAME)}\n`)
 }
 
-/** `book-service migrate`: opens the configured storage, which applies pending migrations, and closes it. */
-async function migrate(): Promise<void> {
-  const config = configOrExit()
-  let store
-  try {
-    store = await openStore(config, (error, delayMs) =>
-      process.stderr.write(`book-service: database unreachable (${(error as Error).message}); retrying in ${delayMs} ms\n`)
-    )
-  } catch (error) {
-    fail(`cannot migrate the storage at DATABASE_URL: ${(error as Error).message || String(error)}`)
-  }
-  await store.close()
-  process.stderr.write('book-service: migrations applied; the database schema is up to date\n')
-}
-
 /**
  * The `book-service` command line: `serve` (the default), `token [--sub NAME] [--ttl SECONDS]`,
- * `migrate`, `user add|list|set-role|passwd|remove` (src/cli-users.ts), each with `--help` and `--version`. Exits 1 with one line on stderr on a bad option
- * or configuration.
+ * `migrate`, `backup FILE`, `restore FILE`, `export [--format F] [--output FILE]`,
+ * `import FILE [--format F] [--keep-ids]` (issue 14) and
+ * `user add|list|set-role|passwd|remove` (issue 15, src/cli-users.ts), each with `--help` and
+ * `--version`. Exits 1 with one line on stderr on a bad option or configuration.
  */
 export function commandLine(): Command {
   const program = new Command('book-service')
@@ -77,7 +69,56 @@ export function commandLine(): Command {
     .description('apply pending database migrations to DATABASE_URL, then exit (does not serve)')
     .version(packageVersion)
     .addHelpText('after', configuration)
-    .action(migrate)
+    .action(migrateCommand)
+
+  const formatOption = (what: string) =>
+    new Option('--format <format>', `${what} format (default: from the file name's extension: .csv, .ndjson/.jsonl)`).choices(
+      BOOK_FILE_FORMATS
+    )
+
+  program
+    .command('backup')
+    .description(
+      'SQLite: write a consistent snapshot of the database to FILE while the service runs (mode 0600, integrity-checked); ' +
+        'PostgreSQL: run pg_dump, or exit 2 when it is not installed'
+    )
+    .argument('<file>', 'where to write the backup (replaced atomically once complete)')
+    .version(packageVersion)
+    .addHelpText('after', `\nNightly at 03:00 from cron:\n  0 3 * * * cd /opt/book-service && book-service backup /var/backups/books-$(date +\\%a).db${configuration}`)
+    .action(backupCommand)
+
+  program
+    .command('restore')
+    .description(
+      'SQLite: replace the database with the backup FILE (integrity and migrations checked first; refused while a service has the database open; ' +
+        'the old file is kept beside it as <name>.before-restore-<time>)'
+    )
+    .argument('<file>', 'a backup written by `book-service backup`')
+    .version(packageVersion)
+    .addHelpText('after', configuration)
+    .action(restoreCommand)
+
+  program
+    .command('export')
+    .description('write every book, by id, as NDJSON (default) or CSV (RFC 4180, header id,title,author,year) to stdout or FILE')
+    .addOption(formatOption('output'))
+    .option('--output <file>', 'write to FILE (complete, or not at all) instead of stdout')
+    .version(packageVersion)
+    .addHelpText('after', configuration)
+    .action(exportCommand)
+
+  program
+    .command('import')
+    .description(
+      'store every book of FILE (CSV with a header row, or NDJSON) in one transaction: all or nothing; ' +
+        'an invalid row stores nothing and is listed with its line number (exit 1)'
+    )
+    .argument('<file>', 'the CSV or NDJSON file')
+    .addOption(formatOption('input'))
+    .option('--keep-ids', "keep the file's ids (refused if any is taken) instead of assigning new ones in file order")
+    .version(packageVersion)
+    .addHelpText('after', configuration)
+    .action(importCommand)
 
   program.addCommand(userCommand().addHelpText('after', configuration))
 

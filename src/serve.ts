@@ -9,6 +9,11 @@ export function fail(message: string): never {
   process.exit(1)
 }
 
+/** Tells the operator on stderr that the storage is unreachable and when start-up tries again. */
+export function reportRetry(error: unknown, delayMs: number): void {
+  process.stderr.write(`book-service: database unreachable (${(error as Error).message}); retrying in ${delayMs} ms\n`)
+}
+
 /**
  * Reads the configuration once (environment, then `.env`).
  *
@@ -57,8 +62,7 @@ export async function serve(): Promise<void> {
   try {
     store = await openStore(
       config,
-      (error, delayMs) =>
-        process.stderr.write(`book-service: database unreachable (${(error as Error).message}); retrying in ${delayMs} ms\n`),
+      reportRetry,
       (error) => connectionLost(error)
     )
   } catch (error) {

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
@@ -7,41 +6,17 @@ import Database from 'better-sqlite3'
 import { createVerifier } from 'fast-jwt'
 import { TEST_PASSWORD, TEST_SECRET } from './support/app.js'
 import { ACCOUNT_PASSWORD } from './support/accounts.js'
+import { runCli } from './support/cli.js'
 import { eventually } from './support/client.js'
 import { createPostgresDatabase, engines, type TestDatabase } from './support/engines.js'
 import { CLI_ENTRY, removeDirectory, startServer, temporaryDirectory } from './support/server.js'
 
 const version = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version
 
-interface Run {
-  code: number | null
-  stdout: string
-  stderr: string
-}
+const run = runCli
 
-/** Runs the built `book-service` with `args` in `cwd` and only `env` (plus PATH); gives up after 20 s. */
-function run(args: string[], options: { cwd: string; env?: Record<string, string>; input?: string }): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI_ENTRY, ...args], {
-      cwd: options.cwd,
-      env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...options.env },
-      stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe']
-    })
-    if (options.input !== undefined) child.stdin!.end(options.input)
-    let stdout = ''
-    let stderr = ''
-    child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
-    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL')
-      reject(new Error(`book-service ${args.join(' ')} did not exit:\n${stdout}${stderr}`))
-    }, 20_000)
-    child.on('exit', (code) => {
-      clearTimeout(timer)
-      resolve({ code, stdout, stderr })
-    })
-  })
-}
+/** Every command of the CLI. */
+const COMMANDS = ['serve', 'token', 'migrate', 'backup', 'restore', 'export', 'import', 'user']
 
 const decode = (token: string) => createVerifier({ key: TEST_SECRET, algorithms: ['HS256'] })(token) as Record<string, number | string>
 
@@ -61,11 +36,11 @@ describe('book-service (the built CLI)', () => {
   test('--help and --version on the program and on each command', async () => {
     const help = await run(['--help'], { cwd: directory })
     assert.equal(help.code, 0)
-    for (const command of ['serve', 'token', 'migrate', 'user']) assert.match(help.stdout, new RegExp(`^  ${command} `, 'm'))
+    for (const command of COMMANDS) assert.match(help.stdout, new RegExp(`^  ${command} `, 'm'))
     const userHelp = (await run(['user', '--help'], { cwd: directory })).stdout
     for (const command of ['add', 'list', 'set-role', 'passwd', 'remove']) assert.match(userHelp, new RegExp(`^  ${command} `, 'm'))
     assert.equal((await run(['--version'], { cwd: directory })).stdout, `${version}\n`)
-    for (const command of ['serve', 'token', 'migrate']) {
+    for (const command of COMMANDS) {
       const commandHelp = await run([command, '--help'], { cwd: directory })
       assert.equal(commandHelp.code, 0)
       assert.match(commandHelp.stdout, new RegExp(`^Usage: book-service ${command}`))
@@ -74,6 +49,9 @@ describe('book-service (the built CLI)', () => {
       assert.equal(commandVersion.stdout, `${version}\n`)
     }
     assert.match((await run(['token', '--help'], { cwd: directory })).stdout, /--sub <name>[\s\S]*--ttl <seconds>/)
+    assert.match((await run(['export', '--help'], { cwd: directory })).stdout, /--format <format>[\s\S]*--output <file>/)
+    assert.match((await run(['import', '--help'], { cwd: directory })).stdout, /Usage: book-service import \[options\] <file>[\s\S]*--keep-ids/)
+    assert.match((await run(['backup', '--help'], { cwd: directory })).stdout, /0 3 \* \* \* /)
   })
 
   test('token: signed with SECRET_TOKEN, sub = AUTH_USERNAME, lifetime TOKEN_TTL; --sub and --ttl override', async () => {

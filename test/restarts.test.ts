@@ -15,7 +15,7 @@ after(() => removeDirectory(directory))
 // Regression for the SIGABRT of better-sqlite3 12 on Node 24: restarts on one SQLite file died at
 // random (a statement finalized after the writer thread's environment was gone). Collections are
 // forced around start-up, while serving and at exit, so the timing that crashed is hit every time.
-test(`the real process, started ${RESTARTS} times on one SQLite file under forced GC, serves a durable write each time and exits 0 on SIGTERM`, async () => {
+test(`the real process, started ${RESTARTS} times on one SQLite file under forced GC, serves a durable write each time and exits 0 on SIGTERM`, async (t) => {
   const codes: (number | string)[] = []
   for (let start = 1; start <= RESTARTS; start++) {
     const server = await startServer({ dataDirectory: directory, command: ['--expose-gc', '--import', GC_PRESSURE, SERVER_ENTRY] })
@@ -39,4 +39,5 @@ test(`the real process, started ${RESTARTS} times on one SQLite file under force
     assert.equal(code, 0, `start ${start} exited ${code}:\n${server.output()}`)
   }
   assert.deepEqual(codes, Array(RESTARTS).fill(0))
+  t.diagnostic(`Node.js ${process.version}: ${RESTARTS} starts on one SQLite file under forced GC, exit codes ${codes.join(' ')}`)
 })

@@ -26,7 +26,7 @@ const SET_PATCH = `title = COALESCE($1, title), title_folded = COALESCE($2, titl
 
 
 /** Parses BIGINT ids as numbers: ids are at most 2^53-1 (decisions: "Ids"). */
-const types = {
+export const types = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
     oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser
 }

@@ -64,8 +64,12 @@ function startWriter(path: string): Worker {
  * in-memory database (tests) commits on the main thread, batching the writes of one event-loop turn.
  *
  * Single books read by id are cached (up to 10,000, oldest dropped first). The store is the only
- * writer of its file (one service process per SQLite database), and every committed write
- * updates or drops its book in the cache before anyone can read again, so the cache is never stale.
+ * process that changes or deletes books in its file (one service process per SQLite database),
+ * and every committed write updates or drops its book in the cache before anyone can read again.
+ * The one other writer, `book-service import` (issue 14), only inserts books under ids that no
+ * book has; the cache holds only books that exist and never remembers a miss, so nothing it
+ * holds can be changed by an import, and imported books are read from the file on first use:
+ * the cache is never stale.
  */
 export class SqliteBookStore implements BookStore {
   private queue: WriteJob[] = []

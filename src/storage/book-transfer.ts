@@ -1,0 +1,56 @@
+import type { ValidRow } from '../book-validation.js'
+import type { Book } from '../schemas/book.js'
+
+/** A validated row of an imported file, with the line it starts on (for the error report). */
+export interface ImportRow {
+  line: number
+  row: ValidRow
+}
+
+/** A row refused by the database because its id is taken (`--keep-ids`). */
+export interface IdConflict {
+  line: number
+  id: number
+}
+
+/** What {@link BookTransfer.store} did: how many books it stored, or (stored 0) the ids it found taken. */
+export interface StoreOutcome {
+  /** Books stored and committed; 0 when anything was refused (then nothing is stored). */
+  stored: number
+  /** The first 20 rows whose id already exists (or repeats in the file), in file order. */
+  conflicts: IdConflict[]
+  /** How many rows had a taken id in all (`conflicts` holds at most 20 of them). */
+  conflictCount: number
+}
+
+/** At most this many id conflicts are kept for the report. */
+export const REPORTED_CONFLICTS = 20
+
+/**
+ * Bulk reading and writing of the books table for `book-service export` and `import`
+ * (issue 14), on one connection of its own, beside any running service.
+ */
+export interface BookTransfer {
+  /**
+   * Every book, id ascending, in pages of up to 1,000, all read from one snapshot (one read
+   * transaction), so an export is consistent while the service writes; memory stays flat.
+   */
+  pages(): AsyncIterable<Book[]>
+  /**
+   * Stores every row of `batches` in one transaction: new ids in file order, or with `keepIds`
+   * the rows' own ids (the id sequence then moves past the largest, so later creates never
+   * collide). Should any id be taken, nothing is stored and the conflicts are returned.
+   *
+   * @param maxId with `keepIds`, the largest id of the file (known from the validating pass).
+   * @throws the database's error (nothing is stored then either).
+   */
+  store(batches: AsyncIterable<ImportRow[]>, options: { keepIds: boolean; maxId: number }): Promise<StoreOutcome>
+  /** Closes the connection. */
+  close(): Promise<void>
+}
+
+/** Records a taken id: the first {@link REPORTED_CONFLICTS} in full, the others counted. */
+export function noteConflict(outcome: StoreOutcome, conflict: IdConflict): void {
+  if (outcome.conflicts.length < REPORTED_CONFLICTS) outcome.conflicts.push(conflict)
+  outcome.conflictCount++
+}
