@@ -15,6 +15,10 @@ import { registerMetrics } from './http/metrics.js'
 import { apiDocument } from './http/openapi.js'
 import { RequestLog } from './http/request-log.js'
 import { registerSecurityHeaders } from './http/security-headers.js'
+import { bootstrapHash } from './auth/password.js'
+import { bookRight } from './auth/roles.js'
+import { TokenGenerations } from './auth/token-generations.js'
+import { usersRoutes } from './routes/users.js'
 import type { BookStore } from './storage/book-store.js'
 
 /** Largest request body accepted, in bytes (1 MiB); larger ones get 413. */
@@ -87,14 +91,20 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await apiDocument(app)
   if (config.METRICS_ENABLED) registerMetrics(app)
 
+  // AUTH_USERNAME / AUTH_PASSWORD become the first admin account while no admin exists (issue 15).
+  if (await store.accounts.createFirstAdmin(config.AUTH_USERNAME, () => bootstrapHash(config.AUTH_PASSWORD))) {
+    app.log.info({ username: config.AUTH_USERNAME }, 'created the first admin account from AUTH_USERNAME and AUTH_PASSWORD')
+  }
   const verify = createTokenVerifier(config.SECRET_TOKEN)
+  const generations = new TokenGenerations(store.accounts)
   await app.register(booksRoutes, {
     store,
-    authenticate: config.AUTH_ENABLED ? createAuthHook(verify) : undefined
+    authenticate: config.AUTH_ENABLED ? createAuthHook(verify, bookRight, generations) : undefined
   })
+  // Account management always needs an admin token, even with AUTH_ENABLED=false.
+  await app.register(usersRoutes, { accounts: store.accounts, authenticate: createAuthHook(verify, 'admin', generations), generations })
   await app.register(loginRoute, {
-    username: config.AUTH_USERNAME,
-    password: config.AUTH_PASSWORD,
+    accounts: store.accounts,
     ttlSeconds: config.TOKEN_TTL,
     attemptsPerMinute: config.LOGIN_RATE_LIMIT,
     sign: createTokenSigner(config.SECRET_TOKEN, config.TOKEN_TTL)

@@ -3,6 +3,7 @@ import { Book, BookInput, BookParams, BookPatch } from '../../book/schema.js'
 import { Messages } from '../../http/messages.js'
 import {
   bookNotFound,
+  forbidden,
   invalidInput,
   notModified,
   payloadTooLarge,
@@ -31,11 +32,11 @@ const tags = ['Books']
  * what the API document says of each (operation, parameters, every status with its messages).
  *
  * @param authenticated whether the bearer check is on: then each operation shows the bearer
- *   scheme and its 401 answers; with `AUTH_ENABLED=false` neither.
+ *   scheme and its 401 and 403 answers; with `AUTH_ENABLED=false` none of them.
  */
 export function bookRouteSchemas(authenticated: boolean) {
   const security = authenticated ? [{ bearerAuth: [] }] : []
-  const errors = { ...(authenticated ? { 401: unauthorized } : {}), ...serverErrors }
+  const errors = { ...(authenticated ? { 401: unauthorized, 403: forbidden } : {}), ...serverErrors }
   return {
     create: {
       tags,

@@ -4,6 +4,7 @@ import type { BookFilter, BookQuery, BookStore, VersionedBook } from '../book-st
 import { patchValues } from '../book-sql.js'
 import { pagesById } from '../list-pages.js'
 import { countStatement, listStatement } from '../list-sql.js'
+import { PostgresAccountStore } from './accounts.js'
 import { QUERY_TIMEOUT_MS, openPool, type PostgresOptions } from './connection.js'
 import { GroupInsert } from './group-insert.js'
 import { STATEMENTS, statementRunner } from './statements.js'
@@ -19,6 +20,7 @@ export { CONNECT_TIMEOUT_MS, QUERY_TIMEOUT_MS, type PostgresOptions } from './co
  * survive, and an update racing a delete never resurrects the row.
  */
 export class PostgresBookStore implements BookStore {
+  readonly accounts: PostgresAccountStore
   private closed: Promise<void> | undefined
   private readonly query
   private readonly inserts
@@ -29,6 +31,7 @@ export class PostgresBookStore implements BookStore {
   ) {
     this.query = statementRunner(pool, queryTimeoutMs)
     this.inserts = new GroupInsert(this.query)
+    this.accounts = new PostgresAccountStore(pool, queryTimeoutMs)
   }
 
   /**

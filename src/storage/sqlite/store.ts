@@ -6,6 +6,7 @@ import type { BookFilter, BookQuery, BookStore, VersionedBook } from '../book-st
 import { insertValues, patchValues } from '../book-sql.js'
 import { pagesById } from '../list-pages.js'
 import { countStatement, listStatement } from '../list-sql.js'
+import { SqliteAccountStore } from './accounts.js'
 import { migrateConnection, openConnection } from './connection.js'
 import { preparedQueries, prepareStatements } from './statements.js'
 import { WriteQueue } from './write-queue.js'
@@ -30,6 +31,7 @@ const CACHED_BOOKS = 10_000
  * the cache is never stale.
  */
 export class SqliteBookStore implements BookStore {
+  readonly accounts: SqliteAccountStore
   private readonly cache = new Map<number, VersionedBook>()
   private readonly statements
   private readonly query
@@ -40,6 +42,7 @@ export class SqliteBookStore implements BookStore {
   ) {
     this.statements = prepareStatements(db)
     this.query = preparedQueries(db)
+    this.accounts = new SqliteAccountStore(db)
   }
 
   /**
