@@ -41,6 +41,14 @@ export function patchValues(patch: BookPatch): PatchValues {
 }
 
 /**
+ * The first `count` placeholders of a statement on `engine`: `?` each on SQLite (bound in
+ * order), `$1`, `$2`, … on PostgreSQL.
+ */
+export function placeholders(engine: Engine, count: number): string[] {
+  return Array.from({ length: count }, (_, index) => (engine === 'sqlite' ? '?' : `$${index + 1}`))
+}
+
+/**
  * The fixed statements of `engine`, as SQL text. Parameters, in order:
  * - `page`: after id, limit: a page of the whole list by id ({@link BOOK_COLUMNS});
  * - `get`: id ({@link VERSIONED_COLUMNS}); `exists`: id (a row when the book exists);
@@ -51,23 +59,16 @@ export function patchValues(patch: BookPatch): PatchValues {
  * - `ping`: none.
  */
 export function bookStatements(engine: Engine) {
-  let count = 0
-  const next = engine === 'sqlite' ? () => '?' : () => `$${++count}`
-  /** `n` placeholders, numbered on from the last one (the numbering restarts per statement). */
-  const placeholders = (n: number) => {
-    count = 0
-    return Array.from({ length: n }, next)
-  }
-  const [title, titleFolded, author, authorFolded, year, id, version] = placeholders(7)
+  const [title, titleFolded, author, authorFolded, year, id, version] = placeholders(engine, 7)
   const set = `title = COALESCE(${title}, title), title_folded = COALESCE(${titleFolded}, title_folded),
   author = COALESCE(${author}, author), author_folded = COALESCE(${authorFolded}, author_folded),
   year = COALESCE(${year}, year), version = version + 1`
-  const [first, second] = placeholders(2)
+  const [first, second] = placeholders(engine, 2)
   return {
     page: `SELECT ${BOOK_COLUMNS} FROM books WHERE id > ${first} ORDER BY id LIMIT ${second}`,
     get: `SELECT ${VERSIONED_COLUMNS} FROM books WHERE id = ${first}`,
     exists: `SELECT 1 FROM books WHERE id = ${first}`,
-    insert: `INSERT INTO books (${STORED_COLUMNS}) VALUES (${placeholders(5).join(', ')}) RETURNING ${BOOK_COLUMNS}`,
+    insert: `INSERT INTO books (${STORED_COLUMNS}) VALUES (${placeholders(engine, 5).join(', ')}) RETURNING ${BOOK_COLUMNS}`,
     update: `UPDATE books SET ${set} WHERE id = ${id} RETURNING ${VERSIONED_COLUMNS}`,
     updateIfVersion: `UPDATE books SET ${set} WHERE id = ${id} AND version = ${version} RETURNING ${VERSIONED_COLUMNS}`,
     delete: `DELETE FROM books WHERE id = ${first} RETURNING id`,

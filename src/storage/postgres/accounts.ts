@@ -12,13 +12,11 @@ import {
   type StoredAccount
 } from '../account-store.js'
 import { StorageUnavailableError } from '../book-store.js'
-import { isUnreachable } from './errors.js'
+import { accountStatements } from '../account-sql.js'
+import { classified } from './errors.js'
 
-const PUBLIC = 'username, role, created_at, updated_at'
-const STORED = `${PUBLIC}, password_hash AS "passwordHash", generation`
-const INSERT = `INSERT INTO accounts (username_key, username, password_hash, role, generation, created_at, updated_at)
-  VALUES ($1, $2, $3, $4, $5, $6, $6) ON CONFLICT (username_key) DO NOTHING`
-const ADMINS = "SELECT count(*)::int AS admins FROM accounts WHERE role = 'admin'"
+/** The account statements on PostgreSQL (placeholders `$n`), from the one description in account-sql.ts. */
+const SQL = accountStatements('postgres')
 
 /** Advisory lock key held by every account write transaction ("accounts" in ASCII), so the last-admin check and the write are serialised across instances. */
 const ACCOUNTS_LOCK = 0x6163636f756e7473n
@@ -38,48 +36,44 @@ export class PostgresAccountStore implements AccountStore {
   ) {}
 
   async list(): Promise<Account[]> {
-    return this.rows<Account>(this.pool, `SELECT ${PUBLIC} FROM accounts ORDER BY username_key`, [])
+    return this.rows<Account>(this.pool, SQL.list, [])
   }
 
   async find(username: string): Promise<StoredAccount | undefined> {
-    return (await this.rows<StoredAccount>(this.pool, `SELECT ${STORED} FROM accounts WHERE username_key = $1`, [usernameKey(username)]))[0]
+    return (await this.rows<StoredAccount>(this.pool, SQL.find, [usernameKey(username)]))[0]
   }
 
   async generation(username: string): Promise<AccountGeneration | undefined> {
-    const text = 'SELECT role, generation FROM accounts WHERE username_key = $1'
-    return (await this.rows<AccountGeneration>(this.pool, text, [usernameKey(username)]))[0]
+    return (await this.rows<AccountGeneration>(this.pool, SQL.generation, [usernameKey(username)]))[0]
   }
 
   async create(account: { username: string; passwordHash: string; role: Role }): Promise<Account | 'exists'> {
     const now = new Date().toISOString()
-    const values = [usernameKey(account.username), account.username, account.passwordHash, account.role, newGeneration(), now]
-    const result = await this.run(this.pool, INSERT, values)
+    const values = [usernameKey(account.username), account.username, account.passwordHash, account.role, newGeneration(), now, now]
+    const result = await this.run(this.pool, SQL.insert, values)
     return result.rowCount === 0 ? 'exists' : { username: account.username, role: account.role, created_at: now, updated_at: now }
   }
 
   async createFirstAdmin(username: string, passwordHash: () => Promise<string>): Promise<boolean> {
-    if ((await this.rows<{ admins: number }>(this.pool, ADMINS, []))[0]!.admins > 0) return false
+    if ((await this.rows<{ admins: number }>(this.pool, SQL.admins, []))[0]!.admins > 0) return false
     const hash = await passwordHash()
     return this.transaction(async (client) => {
-      if ((await this.rows<{ admins: number }>(client, ADMINS, []))[0]!.admins > 0) return false
+      if ((await this.rows<{ admins: number }>(client, SQL.admins, []))[0]!.admins > 0) return false
       const now = new Date().toISOString()
-      return (await this.run(client, INSERT, [usernameKey(username), username, hash, 'admin', newGeneration(), now])).rowCount! > 0
+      return (await this.run(client, SQL.insert, [usernameKey(username), username, hash, 'admin', newGeneration(), now, now])).rowCount! > 0
     })
   }
 
   async update(username: string, change: AccountChange): Promise<Account | 'missing' | typeof LAST_ADMIN> {
     const key = usernameKey(username)
     return this.transaction(async (client) => {
-      const current = (await this.rows<StoredAccount>(client, `SELECT ${STORED} FROM accounts WHERE username_key = $1`, [key]))[0]
+      const current = (await this.rows<StoredAccount>(client, SQL.find, [key]))[0]
       if (current === undefined) return 'missing'
       if (change.passwordHash === undefined && change.role === undefined) return publicAccount(current)
       if (await this.demotesLastAdmin(client, current, change.role ?? current.role)) return LAST_ADMIN
-      const rows = await this.rows<Account>(
-        client,
-        `UPDATE accounts SET password_hash = coalesce($1, password_hash), role = coalesce($2, role),
-         generation = $3, updated_at = $4 WHERE username_key = $5 RETURNING ${PUBLIC}`,
-        [change.passwordHash ?? null, change.role ?? null, newGeneration(), new Date().toISOString(), key]
-      )
+      const rows = await this.rows<Account>(client, SQL.update, [
+        change.passwordHash ?? null, change.role ?? null, newGeneration(), new Date().toISOString(), key
+      ])
       return rows[0]!
     })
   }
@@ -87,10 +81,10 @@ export class PostgresAccountStore implements AccountStore {
   async delete(username: string): Promise<'deleted' | 'missing' | typeof LAST_ADMIN> {
     const key = usernameKey(username)
     return this.transaction(async (client) => {
-      const current = (await this.rows<StoredAccount>(client, `SELECT ${STORED} FROM accounts WHERE username_key = $1`, [key]))[0]
+      const current = (await this.rows<StoredAccount>(client, SQL.find, [key]))[0]
       if (current === undefined) return 'missing'
       if (await this.demotesLastAdmin(client, current, undefined)) return LAST_ADMIN
-      await this.run(client, 'DELETE FROM accounts WHERE username_key = $1', [key])
+      await this.run(client, SQL.delete, [key])
       return 'deleted' as const
     })
   }
@@ -98,7 +92,7 @@ export class PostgresAccountStore implements AccountStore {
   /** True when `account` is the only admin and would stop being one (`role` undefined: deleted). */
   private async demotesLastAdmin(client: Queryable, account: Account, role: Role | undefined): Promise<boolean> {
     if (account.role !== 'admin' || role === 'admin') return false
-    return (await this.rows<{ admins: number }>(client, ADMINS, []))[0]!.admins <= 1
+    return (await this.rows<{ admins: number }>(client, SQL.admins, []))[0]!.admins <= 1
   }
 
   /** Runs `work` in one transaction holding {@link ACCOUNTS_LOCK}; commits, or rolls back on error. */
@@ -107,7 +101,7 @@ export class PostgresAccountStore implements AccountStore {
     try {
       client = await this.pool.connect()
     } catch (error) {
-      throw unavailable(error)
+      throw classified(error)
     }
     try {
       await this.run(client, 'BEGIN', [])
@@ -133,12 +127,7 @@ export class PostgresAccountStore implements AccountStore {
       const query: pg.QueryConfig & { query_timeout: number } = { text, values, query_timeout: this.queryTimeoutMs }
       return await on.query<Row>(query)
     } catch (error) {
-      throw unavailable(error)
+      throw classified(error)
     }
   }
-}
-
-/** `error` as the 503 error when the database is unreachable, else unchanged. */
-function unavailable(error: unknown): unknown {
-  return isUnreachable(error) ? new StorageUnavailableError('PostgreSQL is unreachable', { cause: error }) : error
 }

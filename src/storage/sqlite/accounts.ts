@@ -11,10 +11,10 @@ import {
   type Role,
   type StoredAccount
 } from '../account-store.js'
+import { accountStatements } from '../account-sql.js'
 
-/** The columns of an {@link Account}, and of a {@link StoredAccount}. */
-const PUBLIC = 'username, role, created_at, updated_at'
-const STORED = `${PUBLIC}, password_hash AS passwordHash, generation`
+/** The account statements on SQLite (placeholders `?`), from the one description in account-sql.ts. */
+const SQL = accountStatements('sqlite')
 
 /**
  * The SQLite {@link AccountStore}, on the store's main connection (accounts change rarely, so
@@ -28,19 +28,13 @@ export class SqliteAccountStore implements AccountStore {
 
   constructor(private readonly db: Database.Database) {
     this.statements = {
-      list: db.prepare<[], Account>(`SELECT ${PUBLIC} FROM accounts ORDER BY username_key`),
-      find: db.prepare<[string], StoredAccount>(`SELECT ${STORED} FROM accounts WHERE username_key = ?`),
-      generation: db.prepare<[string], AccountGeneration>('SELECT role, generation FROM accounts WHERE username_key = ?'),
-      admins: db.prepare<[], { admins: number }>("SELECT count(*) AS admins FROM accounts WHERE role = 'admin'"),
-      insert: db.prepare(
-        `INSERT INTO accounts (username_key, username, password_hash, role, generation, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (username_key) DO NOTHING`
-      ),
-      update: db.prepare(
-        `UPDATE accounts SET password_hash = coalesce(?, password_hash), role = coalesce(?, role),
-         generation = ?, updated_at = ? WHERE username_key = ?`
-      ),
-      delete: db.prepare('DELETE FROM accounts WHERE username_key = ?')
+      list: db.prepare<[], Account>(SQL.list),
+      find: db.prepare<[string], StoredAccount>(SQL.find),
+      generation: db.prepare<[string], AccountGeneration>(SQL.generation),
+      admins: db.prepare<[], { admins: number }>(SQL.admins),
+      insert: db.prepare(SQL.insert),
+      update: db.prepare<[string | null, Role | null, string, string, string], Account>(SQL.update),
+      delete: db.prepare(SQL.delete)
     }
   }
 
@@ -82,8 +76,7 @@ export class SqliteAccountStore implements AccountStore {
       if (change.passwordHash === undefined && change.role === undefined) return publicAccount(current)
       if (this.demotesLastAdmin(current, change.role ?? current.role)) return LAST_ADMIN
       const now = new Date().toISOString()
-      this.statements.update.run(change.passwordHash ?? null, change.role ?? null, newGeneration(), now, key)
-      return publicAccount(this.statements.find.get(key)!)
+      return this.statements.update.get(change.passwordHash ?? null, change.role ?? null, newGeneration(), now, key)!
     }).immediate()
   }
 
