@@ -1,8 +1,9 @@
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
 
 /**
- * The path of a request URL without its query string. The service reads no query parameters,
- * and clients put credentials there (RFC 6750 `?access_token=`), which must never reach the log.
+ * The path of a request URL without its query string: the query may carry a client's
+ * credentials (RFC 6750 `?access_token=`), which must never reach the log, and the list's
+ * parameters (`GET /books?title=…`) are the client's business, not the log's.
  */
 export function pathOnly(url: string): string {
   const query = url.indexOf('?')

@@ -104,14 +104,14 @@ export function successResponse<T extends TSchema>(
   return { ...schema, properties, description: `\`${message}\`: ${what}` } as typeof schema
 }
 
-/** 412 on PUT/DELETE /book/{id} with an `If-Match` that does not name the book's current tag (issue 7). */
+/** 412 on PUT/DELETE /book/{id} with an `If-Match` that does not name the book's current tag (README "Large collections and concurrent edits"). */
 export const preconditionFailed = errorResponse(
   412,
   `${quoted([Messages.preconditionFailed])}: \`If-Match\` does not name the book's current \`ETag\`; nothing was changed.`,
   [Messages.preconditionFailed]
 )
 
-/** 304 on GET /book/{id} when `If-None-Match` names the current tag: no body (issue 7). */
+/** 304 on GET /book/{id} when `If-None-Match` names the current tag: no body (README "Large collections and concurrent edits"). */
 export const notModified = {
   description: 'Not modified: `If-None-Match` names the current `ETag`. No body; the `ETag` header is repeated.',
   type: 'null'

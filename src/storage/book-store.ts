@@ -16,7 +16,7 @@ export interface BookStore {
   /**
    * Without `query`: every book, ordered by id ascending, yielded in pages so memory stays flat.
    * With `query`: the books matching its filters, in its order, after its cursor, at most
-   * `query.limit` of them (issue 7: "Reading large collections").
+   * `query.limit` of them (README "Large collections and concurrent edits").
    */
   list(query?: BookQuery): AsyncIterable<Book>
   /** How many books match `filter` (all books when it is empty): the `X-Total-Count` header. */

@@ -38,7 +38,7 @@ export function bookHandlers(store: BookStore) {
 
     /**
      * GET /books: without list parameters every book by id (the contract), streamed; with them
-     * (paging, filters, sort; issue 7) one page, its `Link` and `X-Total-Count` headers.
+     * (paging, filters, sort: README "Large collections and concurrent edits") one page, its `Link` and `X-Total-Count` headers.
      */
     async listBooks(request: ListRequest, reply: FastifyReply) {
       const listing = parseListParameters(request.query)

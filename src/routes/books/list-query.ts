@@ -13,7 +13,7 @@ const yearParameter = (description: string) => Type.Optional(Type.String({ patte
 const textParameter = (description: string) => Type.Optional(Type.String({ maxLength: 500, description }))
 
 /**
- * The optional query parameters of `GET /books` (issue 7), as they arrive: strings, validated by
+ * The optional query parameters of `GET /books` (README "Large collections and concurrent edits"), as they arrive: strings, validated by
  * pattern (Ajv's type coercion is off), so the route answers 400 `Invalid input` for a bad value,
  * after authentication. A parameter given twice arrives as an array and is invalid too. Unknown
  * parameters are ignored. {@link parseListParameters} turns them into a {@link BookQuery}.
@@ -117,7 +117,7 @@ export interface ListPage {
 }
 
 /**
- * Reads one page of books for `request` from `store` (issue 7: "Reading large collections"):
+ * Reads one page of books for `request` from `store` (README "Large collections and concurrent edits"):
  * asks for `limit + 1` books so that the extra one tells whether a next page exists, without
  * counting. The next URL keeps the client's parameters and sets `after` to the last book's position.
  */
