@@ -20,6 +20,7 @@ export interface ValidRow extends BookInput {
 let compiled: ((value: unknown) => boolean) & { errors?: ErrorObject[] | null } | undefined
 
 /** U+0000 or an unpaired surrogate: what the text pattern refuses besides white space only. */
+// eslint-disable-next-line no-control-regex -- U+0000 is exactly what it looks for
 const UNSTORABLE = /[\u0000\ud800-\udfff]/u
 
 /** Why `error` (Ajv's first error on `row`, a `BookInput`) makes the row invalid, in plain words. */
