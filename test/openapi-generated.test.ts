@@ -138,7 +138,7 @@ describeEachEngine(
         fc.asyncProperty(query, async (values) => {
           let url: string | undefined = `/books?${new URLSearchParams(values as Record<string, string>)}`
           for (let pages = 0; url && pages < 3; pages++) {
-            const response = await app().inject({ url, headers: auth })
+            const response: { statusCode: number; body: string; headers: Record<string, unknown> } = await app().inject({ url, headers: auth })
             assert.equal(response.statusCode, 200, `${url} -> ${response.body}`)
             url = /^<([^>]+)>; rel="next"$/.exec(String(response.headers.link ?? ''))?.[1]
           }
