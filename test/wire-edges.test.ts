@@ -154,22 +154,25 @@ describeEachEngine('issue 13 edges in-process', ({ app, withFreshApp }) => {
 })
 
 for (const { engine, skip } of engines) {
-  describe(`issue 13 edges against the real process [${engine}]`, { skip }, () => {
+  describe(`issue 13 edges against the real process [${engine}]`, () => {
     let directory = ''
     let database: TestDatabase | undefined
     let server: RunningServer
     before(async () => {
+      if (skip) return
       directory = temporaryDirectory()
       database = engine === 'postgres' ? await createPostgresDatabase() : undefined
       server = await startServer({ dataDirectory: directory, env: database ? { DATABASE_URL: database.url } : {} })
     })
     after(async () => {
+      if (skip) return
       assert.equal(await server?.stop(), 0)
       await database?.drop()
       removeDirectory(directory)
     })
 
-    test('raw requests: each answered as decisions.md says, the server stays up, nothing stored', async () => {
+    // The skip is on the test, so the summary counts it (issue 13).
+    test('raw requests: each answered as decisions.md says, the server stays up, nothing stored', { skip }, async () => {
       await checkWireCases(server.port)
       assert.equal((await fetch(`${server.url}/healthz`)).status, 200)
     })
