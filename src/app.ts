@@ -12,6 +12,10 @@ import { healthRoutes } from './health.js'
 import { requireSingleHost } from './host-header.js'
 import { acceptEveryMethod, answerConnect } from './http-methods.js'
 import { loginRoute } from './login.js'
+import { bootstrapHash } from './password.js'
+import { bookRight } from './roles.js'
+import { TokenGenerations } from './token-generations.js'
+import { usersRoutes } from './users.js'
 import { registerMetrics } from './metrics.js'
 import { apiDocument } from './openapi.js'
 import { RequestLog } from './request-log.js'
@@ -112,14 +116,20 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await apiDocument(app)
   if (config.METRICS_ENABLED) registerMetrics(app)
 
+  // AUTH_USERNAME / AUTH_PASSWORD become the first admin account while no admin exists (issue 15).
+  if (await store.accounts.createFirstAdmin(config.AUTH_USERNAME, () => bootstrapHash(config.AUTH_PASSWORD))) {
+    app.log.info({ username: config.AUTH_USERNAME }, 'created the first admin account from AUTH_USERNAME and AUTH_PASSWORD')
+  }
   const verify = createTokenVerifier(config.SECRET_TOKEN)
+  const generations = new TokenGenerations(store.accounts)
   await app.register(booksRoutes, {
     store,
-    authenticate: config.AUTH_ENABLED ? createAuthHook(verify) : undefined
+    authenticate: config.AUTH_ENABLED ? createAuthHook(verify, bookRight, generations) : undefined
   })
+  // Account management always needs an admin token, even with AUTH_ENABLED=false.
+  await app.register(usersRoutes, { accounts: store.accounts, authenticate: createAuthHook(verify, 'admin', generations), generations })
   await app.register(loginRoute, {
-    username: config.AUTH_USERNAME,
-    password: config.AUTH_PASSWORD,
+    accounts: store.accounts,
     ttlSeconds: config.TOKEN_TTL,
     attemptsPerMinute: config.LOGIN_RATE_LIMIT,
     sign: createTokenSigner(config.SECRET_TOKEN, config.TOKEN_TTL)

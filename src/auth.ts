@@ -1,6 +1,9 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 import { createSigner, createVerifier } from 'fast-jwt'
 import { HttpError, Messages } from './envelope.js'
+import { allows, type Right } from './roles.js'
+import { isRole } from './storage/account-store.js'
+import type { TokenGenerations } from './token-generations.js'
 import { cacheVerified } from './verified-tokens.js'
 
 /** The HMAC algorithms a token may use (decisions: "Authentication"); anything else is invalid. */
@@ -8,6 +11,12 @@ export const ALGORITHMS = ['HS256', 'HS384', 'HS512'] as const
 
 /** Clock skew tolerated on `exp` and `nbf`, in milliseconds. */
 const CLOCK_TOLERANCE_MS = 30_000
+
+/**
+ * The claim of a POST /login token naming its account's token generation (issue 15:
+ * "Revocation"); namespaced so that a token minted by another tool does not carry it by chance.
+ */
+export const GENERATION_CLAIM = 'book_service_generation'
 
 /** The claims of a verified token. None is required; `exp` and `nbf` are honoured when present. */
 export type Claims = Record<string, unknown>
@@ -32,12 +41,15 @@ export function createTokenVerifier(secret: string): (token: string) => Claims {
 }
 
 /**
- * Makes the function that issues tokens for POST /login: HS256, `sub` = username, `iat`, and
- * `exp` = now + `ttlSeconds`.
+ * Makes the function that issues tokens for POST /login: HS256, `sub` = username, `iat`,
+ * `exp` = now + `ttlSeconds`, and the `extra` claims given (login adds `role` and the generation claim).
  */
-export function createTokenSigner(secret: string, ttlSeconds: number): (subject: string) => string {
+export function createTokenSigner(
+  secret: string,
+  ttlSeconds: number
+): (subject: string, extra?: Record<string, string>) => string {
   const sign = createSigner({ key: secret, algorithm: 'HS256', expiresIn: ttlSeconds * 1000 })
-  return (subject) => sign({ sub: subject })
+  return (subject, extra) => sign({ sub: subject, ...extra })
 }
 
 const BEARER = /^bearer(?:\s+|$)/i
@@ -60,20 +72,45 @@ export type AuthHook = (request: FastifyRequest, reply: FastifyReply, done: Hook
 
 /**
  * Makes the `onRequest` hook that protects a route: it runs before the body is read and before
- * the handler, so an unauthenticated request never reaches either.
+ * the handler, so an unauthenticated or unauthorised request never reaches either.
  *
- * Fails the request with {@link HttpError} 401 `Authorization token required` when no token is
- * sent, 401 `Invalid token` when it does not verify.
+ * In order (issue 15: "Roles", "Revocation"): 401 `Authorization token required` when no token
+ * is sent; 401 `Invalid token` when it does not verify, or carries a {@link GENERATION_CLAIM}
+ * (tokens of POST /login) that is not its account's current generation (the account was
+ * deleted, or its password or role changed); then 403 `Forbidden` when its `role` (`reader`,
+ * `editor` or `admin`) lacks `right`. A token without one of those roles has every right (the
+ * contract accepts any payload; whoever holds the secret can mint any role anyway).
+ *
+ * @param right what the route needs, or a function of the request method giving it.
+ * @param generations the revocation check; its failure (storage unreachable) fails the request.
  */
-export function createAuthHook(verify: (token: string) => Claims): AuthHook {
+export function createAuthHook(
+  verify: (token: string) => Claims,
+  right: Right | ((method: string) => Right),
+  generations: Pick<TokenGenerations, 'isCurrent'>
+): AuthHook {
+  const needed = typeof right === 'function' ? right : () => right
   return function authenticate(request, _reply, done) {
     const token = tokenFromHeader(request.headers.authorization)
     if (token === undefined) return done(new HttpError(401, Messages.tokenRequired))
+    let claims: Claims
     try {
-      verify(token)
+      claims = verify(token)
     } catch {
       return done(new HttpError(401, Messages.invalidToken))
     }
-    done()
+    const { sub, [GENERATION_CLAIM]: gen } = claims
+    // Only this service's three roles mean anything; any other `role` is another tool's claim.
+    const role = isRole(claims.role) ? claims.role : undefined
+    const decide = (current: boolean) => {
+      if (!current) return done(new HttpError(401, Messages.invalidToken))
+      if (!allows(role, needed(request.method))) return done(new HttpError(403, Messages.forbidden))
+      done()
+    }
+    if (gen === undefined) return decide(true)
+    if (typeof gen !== 'string' || typeof sub !== 'string') return decide(false)
+    const current = generations.isCurrent(sub, gen)
+    if (typeof current === 'boolean') return decide(current)
+    current.then(decide, (error: unknown) => done(error as Error))
   }
 }

@@ -9,6 +9,7 @@ import { bookETag, ifMatchHolds, ifNoneMatchMatches } from './etag.js'
 import { Book, BookInput, BookParams, BookPatch } from './schemas/book.js'
 import {
   bookNotFound,
+  forbidden,
   invalidInput,
   notModified,
   preconditionFailed as preconditionFailedResponse,
@@ -89,7 +90,7 @@ export async function booksRoutes(app: FastifyInstance, options: BooksOptions): 
   if (authenticate) api.addHook('onRequest', authenticate)
   // In the API document: the bearer scheme and its 401 answers, only when the check is on.
   const security = authenticate ? [{ bearerAuth: [] }] : []
-  const errors = { ...(authenticate ? { 401: unauthorized } : {}), ...serverErrors }
+  const errors = { ...(authenticate ? { 401: unauthorized, 403: forbidden } : {}), ...serverErrors }
 
   api.post(
     '/book',

@@ -4,6 +4,7 @@ import { Command, InvalidArgumentError, Option } from 'commander'
 import { createTokenSigner } from './auth.js'
 import { backupCommand } from './backup-command.js'
 import { BOOK_FILE_FORMATS } from './book-file.js'
+import { userCommand } from './cli-users.js'
 import { exportCommand } from './export-command.js'
 import { importCommand } from './import-command.js'
 import { migrateCommand } from './migrate-command.js'
@@ -36,9 +37,10 @@ function mintToken(options: { sub?: string; ttl?: number }): void {
 
 /**
  * The `book-service` command line: `serve` (the default), `token [--sub NAME] [--ttl SECONDS]`,
- * `migrate`, `backup FILE`, `restore FILE`, `export [--format F] [--output FILE]` and
- * `import FILE [--format F] [--keep-ids]` (issue 14), each with `--help` and `--version`. Exits 1
- * with one line on stderr on a bad option or configuration.
+ * `migrate`, `backup FILE`, `restore FILE`, `export [--format F] [--output FILE]`,
+ * `import FILE [--format F] [--keep-ids]` (issue 14) and
+ * `user add|list|set-role|passwd|remove` (issue 15, src/cli-users.ts), each with `--help` and
+ * `--version`. Exits 1 with one line on stderr on a bad option or configuration.
  */
 export function commandLine(): Command {
   const program = new Command('book-service')
@@ -117,6 +119,8 @@ export function commandLine(): Command {
     .version(packageVersion)
     .addHelpText('after', configuration)
     .action(importCommand)
+
+  program.addCommand(userCommand().addHelpText('after', configuration))
 
   return program
 }

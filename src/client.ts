@@ -1,10 +1,27 @@
 import type { Book, BookInput, BookPatch } from './schemas/book.js'
+import type { Account, Role } from './storage/account-store.js'
 
 // A small typed client of the book service (see createClient). Type-only imports: nothing of the
 // server is loaded at run time.
 
 /** The Book types, as the service validates and returns them (src/schemas/book.ts). */
 export type { Book, BookInput, BookPatch }
+
+/** An account as the service shows it (never its password), and the roles (issue 15). */
+export type { Account, Role }
+
+/** A new account for `createUser`: the password is 12 to 1024 characters. */
+export interface AccountInput {
+  username: string
+  password: string
+  role: Role
+}
+
+/** A change for `updateUser`: a new password, a new role, or both (either revokes the account's tokens). */
+export interface AccountChange {
+  password?: string
+  role?: Role
+}
 
 /** `data` of a successful `POST /login`. */
 export interface LoginResult {
@@ -25,7 +42,7 @@ export interface ClientOptions {
   fetch?: typeof fetch
 }
 
-/** The operations of the service (spec: "Endpoints", decisions: "Token issuing"). */
+/** The operations of the service (spec: "Endpoints", decisions: "Token issuing", issue 15: the /users routes). */
 export interface BookClient {
   /** `POST /login`: gets a token for `username` and `password` and uses it for the next calls. */
   login(username: string, password: string): Promise<LoginResult>
@@ -39,6 +56,14 @@ export interface BookClient {
   updateBook(id: number, patch: BookPatch): Promise<Book>
   /** `DELETE /book/{id}`: removes the book (a 404 `Book not found` error when there is none). */
   deleteBook(id: number): Promise<void>
+  /** `GET /users` (admin): every account. */
+  listUsers(): Promise<Account[]>
+  /** `POST /users` (admin): creates an account (409 `User already exists` when the name is taken, ignoring case). */
+  createUser(input: AccountInput): Promise<Account>
+  /** `PUT /users/{username}` (admin): changes the password and/or role (404 `User not found`, 409 `Cannot remove the last admin`). */
+  updateUser(username: string, change: AccountChange): Promise<Account>
+  /** `DELETE /users/{username}` (admin): removes the account (404 `User not found`, 409 `Cannot remove the last admin`). */
+  deleteUser(username: string): Promise<void>
 }
 
 /**
@@ -114,6 +139,7 @@ export function createClient(options: ClientOptions): BookClient {
   }
 
   const bookPath = (id: number) => `/book/${encodeURIComponent(String(id))}`
+  const userPath = (username: string) => `/users/${encodeURIComponent(username)}`
 
   return {
     async login(username, password) {
@@ -127,6 +153,12 @@ export function createClient(options: ClientOptions): BookClient {
     updateBook: (id, patch) => call<Book>('PUT', bookPath(id), patch),
     deleteBook: async (id) => {
       await call<null>('DELETE', bookPath(id))
+    },
+    listUsers: () => call<Account[]>('GET', '/users'),
+    createUser: (input) => call<Account>('POST', '/users', input),
+    updateUser: (username, change) => call<Account>('PUT', userPath(username), change),
+    deleteUser: async (username) => {
+      await call<null>('DELETE', userPath(username))
     }
   }
 }

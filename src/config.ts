@@ -57,18 +57,18 @@ export const settings = {
   AUTH_ENABLED: {
     schema: Type.Boolean({ default: true }),
     accepts: 'true or false',
-    description: 'Require a bearer token on the book routes. false disables protection (logged as a warning).'
+    description: 'Require a bearer token on the book routes. false disables their protection (logged as a warning); /users always needs an admin token.'
   },
   AUTH_USERNAME: {
     schema: Type.String({ minLength: 1, default: 'admin' }),
     accepts: 'a non-empty string',
-    description: 'Username accepted by POST /login.'
+    description: 'Username of the first admin account, created at start-up while no admin account exists; accounts are then managed with /users or book-service user.'
   },
   AUTH_PASSWORD: {
     schema: Type.Optional(Type.String({ minLength: 1 })),
     accepts: 'a non-empty string',
     description:
-      'Password accepted by POST /login. Unset: generated once, kept in the data folder (mode 0600) and printed once.',
+      'Password of that first admin account (stored as an scrypt hash when the account is created; change it later with PUT /users/{username} or book-service user passwd). Unset: generated once, kept in the data folder (mode 0600) and printed once.',
     secret: true
   },
   TOKEN_TTL: {

@@ -44,13 +44,22 @@ export const Messages = {
   payloadTooLarge: 'Payload too large',
   tooManyRequests: 'Too many requests',
   internalError: 'Internal server error',
-  unavailable: 'Service unavailable'
+  unavailable: 'Service unavailable',
+  forbidden: 'Forbidden',
+  usersListed: 'Users retrieved successfully',
+  userCreated: 'User created successfully',
+  userUpdated: 'User updated successfully',
+  userDeleted: 'User deleted successfully',
+  userExists: 'User already exists',
+  userNotFound: 'User not found',
+  lastAdmin: 'Cannot remove the last admin'
 } as const
 
 /** The message used for a status when nothing more specific applies (framework-made errors). */
 export const defaultMessageFor: Record<number, string> = {
   400: 'Bad request',
   401: Messages.invalidToken,
+  403: Messages.forbidden,
   404: Messages.routeNotFound,
   405: Messages.methodNotAllowed,
   408: 'Request timeout',

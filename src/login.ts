@@ -1,9 +1,11 @@
-import { createHash, timingSafeEqual } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import rateLimit from '@fastify/rate-limit'
 import Type from 'typebox'
+import { GENERATION_CLAIM } from './auth.js'
 import { HttpError, Messages } from './envelope.js'
+import { verifyPassword } from './password.js'
+import type { AccountStore } from './storage/account-store.js'
 import {
   errorResponse,
   internalError,
@@ -16,8 +18,8 @@ import {
 /** Body of POST /login. */
 export const LoginInput = Type.Object(
   {
-    username: Type.String({ description: 'The configured `AUTH_USERNAME` (default `admin`).' }),
-    password: Type.String({ description: 'The configured `AUTH_PASSWORD` (generated on first start when unset).' })
+    username: Type.String({ description: 'An account\'s username (any case); the first admin is `AUTH_USERNAME` (default `admin`).' }),
+    password: Type.String({ description: 'Its password; the first admin\'s is `AUTH_PASSWORD` (generated on first start when unset).' })
   },
   { additionalProperties: true, examples: [{ username: 'admin', password: 'your password' }] }
 )
@@ -34,27 +36,22 @@ export const LoginResult = Type.Object(
 
 /** Options of the {@link loginRoute} plugin. */
 export interface LoginOptions {
-  username: string
-  password: string
+  /** The accounts whose usernames and passwords are accepted. */
+  accounts: Pick<AccountStore, 'find'>
   /** Token lifetime in seconds. */
   ttlSeconds: number
   /** Attempts allowed per client IP per minute. */
   attemptsPerMinute: number
-  /** Issues a token whose `sub` is the username. */
-  sign: (subject: string) => string
-}
-
-const digest = (value: string) => createHash('sha256').update(value).digest()
-
-/** Compares two strings in time independent of where they differ (or of their lengths). */
-function constantTimeEqual(a: string, b: string): boolean {
-  return timingSafeEqual(digest(a), digest(b))
+  /** Issues a token whose `sub` is the username, with the `extra` claims. */
+  sign: (subject: string, extra: Record<string, string>) => string
 }
 
 /**
  * Token issuing (spec: "Token issuing", decisions: "Token issuing"): POST /login with
- * `{username, password}` answers 200 `Login successful` with a bearer token, 401
- * `Invalid credentials` (never saying which field was wrong), 400 `Invalid input`, or 429
+ * `{username, password}` of any account (issue 15) answers 200 `Login successful` with a bearer
+ * token carrying `sub`, `role` and `book_service_generation` (the account's token generation), 401 `Invalid credentials`
+ * (never saying which field was wrong; an unknown username costs the same scrypt work as a wrong
+ * password, and the keys are compared in constant time), 400 `Invalid input`, or 429
  * `Too many requests` past `attemptsPerMinute` attempts from one client.
  */
 export async function loginRoute(app: FastifyInstance, options: LoginOptions): Promise<void> {
@@ -72,7 +69,8 @@ export async function loginRoute(app: FastifyInstance, options: LoginOptions): P
         operationId: 'login',
         summary: 'Log in: get a token',
         description:
-          'Exchanges the configured username and password for a signed token (HS256, `sub` = username). ' +
+          'Exchanges an account\'s username and password for a signed token (HS256; claims `sub` = username, ' +
+          '`role` = the account\'s role, `book_service_generation` = its token generation, `iat`, `exp`). ' +
           'Send it on the book operations as `Authorization: Bearer <token>` (the raw token is accepted too).',
         security: [],
         body: LoginInput,
@@ -92,15 +90,12 @@ export async function loginRoute(app: FastifyInstance, options: LoginOptions): P
     },
     async (request) => {
       const { username, password } = request.body
-      // Both comparisons always run, so timing does not tell which one failed.
-      const userOk = constantTimeEqual(username, options.username)
-      const passwordOk = constantTimeEqual(password, options.password)
-      if (!(userOk && passwordOk)) throw new HttpError(401, Messages.invalidCredentials)
-      return {
-        status: 200,
-        message: Messages.loggedIn,
-        data: { token: options.sign(username), token_type: 'Bearer' as const, expires_in: options.ttlSeconds }
-      }
+      const account = await options.accounts.find(username)
+      // Hashes even when the account does not exist, so timing does not tell which one failed.
+      const passwordOk = await verifyPassword(password, account?.passwordHash)
+      if (account === undefined || !passwordOk) throw new HttpError(401, Messages.invalidCredentials)
+      const token = options.sign(account.username, { role: account.role, [GENERATION_CLAIM]: account.generation })
+      return { status: 200, message: Messages.loggedIn, data: { token, token_type: 'Bearer' as const, expires_in: options.ttlSeconds } }
     }
   )
 }

@@ -40,6 +40,7 @@ export async function apiDocument(app: FastifyInstance): Promise<void> {
       tags: [
         { name: 'Authentication', description: 'Get a token for the book operations.' },
         { name: 'Books', description: 'Create, list, read, update and delete book records.' },
+        { name: 'Users', description: 'Accounts and their roles (admin only): list, create, change password or role, delete.' },
         { name: 'Health', description: 'Liveness and readiness probes.' }
       ],
       components: {
@@ -50,7 +51,10 @@ export async function apiDocument(app: FastifyInstance): Promise<void> {
             bearerFormat: 'JWT',
             description:
               'A token from `POST /login`, or any JWT signed with `SECRET_TOKEN` using HS256, HS384 or HS512. ' +
-              'Sent as `Authorization: Bearer <token>`; the raw token, without `Bearer `, is accepted too.'
+              'Sent as `Authorization: Bearer <token>`; the raw token, without `Bearer `, is accepted too. ' +
+              'Its `role` claim limits it: `reader` may only GET books, `editor` may use the five book operations, ' +
+              '`admin` also /users; a token without one of these roles has every right. Tokens from `POST /login` ' +
+              'stop working (401 `Invalid token`) when their account is deleted or its password or role changes.'
           }
         },
         schemas: { Book: structuredClone(Book), ErrorEnvelope: structuredClone(ErrorEnvelope) }

@@ -7,10 +7,10 @@ import { authHeaders, buildTestApp, signToken } from './support/app.js'
 import { engines, openTestStore } from './support/engines.js'
 
 /**
- * Bad input, property-based (issue 5): generated bodies, ids, headers and content types sent
+ * Bad input, property-based (issue 5; the /users routes of issue 15): generated bodies, ids, headers and content types sent
  * in-process. Properties: never a 5xx, never a crash, always the envelope with `status` equal to
  * the HTTP status, no stored record changed by a 4xx, `Object.prototype` never polluted.
- * They run on each engine: `BAD_INPUT_RUNS` runs per property (4 properties) on SQLite (default
+ * They run on each engine: `BAD_INPUT_RUNS` runs per property (5 properties) on SQLite (default
  * 2600) and on PostgreSQL (default 700 in the short form: every request is a round trip there).
  */
 const runsFor = (engine: Engine) => Number(process.env.BAD_INPUT_RUNS ?? (engine === 'sqlite' ? 2600 : 700))
@@ -21,8 +21,9 @@ let app: FastifyInstance
 let generated = 0
 const auth = authHeaders()
 
+/** Every stored book and account, as text. */
 async function snapshot(): Promise<string> {
-  return (await app.inject({ url: '/books', headers: auth })).body
+  return (await app.inject({ url: '/books', headers: auth })).body + (await app.inject({ url: '/users', headers: auth })).body
 }
 
 interface Generated {
@@ -54,8 +55,10 @@ async function check(request: Generated): Promise<number> {
     assert.equal(body.data, null, where)
     assert.equal(await snapshot(), before, `a ${response.statusCode} changed stored books: ${where}`)
   } else if (response.statusCode === 201) {
-    // A generated body that is a valid book: remove it again so the snapshots stay small.
-    const removed = await app.inject({ method: 'DELETE', url: `/book/${(body.data as { id: number }).id}`, headers: auth })
+    // A generated body that is a valid book or account: remove it again so the snapshots stay small.
+    const data = body.data as { id: number; username: string }
+    const url = request.url === '/users' ? `/users/${encodeURIComponent(data.username)}` : `/book/${data.id}`
+    const removed = await app.inject({ method: 'DELETE', url, headers: auth })
     assert.equal(removed.statusCode, 200)
   }
   assert.deepEqual(Object.getOwnPropertyNames(Object.prototype).sort(), prototypeNames, `Object.prototype polluted: ${where}`)
@@ -104,22 +107,30 @@ const pollution = fc.constantFrom(
   '{"__proto__":null,"title":"t","author":"a","year":1}',
   '{"title":"t","author":"a","year":1,"toString":1,"valueOf":"x","hasOwnProperty":null}'
 )
+/** A JSON object text with `fields` (each any JSON text, or absent) and up to `extras` other keys mixed in. */
+function objectText(fields: Record<string, fc.Arbitrary<string>>, extras: number): fc.Arbitrary<string> {
+  return fc
+    .record({ ...fields, extra: fc.array(fc.tuple(keyText, anyValueText), { maxLength: extras }) }, { requiredKeys: [] })
+    .map(({ extra, ...present }) => {
+      const members = Object.entries(present).map(([key, value]) => `"${key}":${value as string}`)
+      for (const [key, value] of (extra as Array<[string, string]> | undefined) ?? []) members.splice(Math.floor(members.length / 2), 0, `${key}:${value}`)
+      return `{${members.join(',')}}`
+    })
+}
 /** An object body shaped like a book, each field any JSON text (or absent), extra keys mixed in. */
-const bookish = fc
-  .record(
-    {
-      title: fieldText,
-      author: fieldText,
-      year: fc.oneof(numberText, fieldText, fc.integer({ min: -12000, max: 12000 }).map(String)),
-      extra: fc.array(fc.tuple(keyText, anyValueText), { maxLength: 3 })
-    },
-    { requiredKeys: [] }
-  )
-  .map(({ extra, ...fields }) => {
-    const members = Object.entries(fields).map(([key, value]) => `"${key}":${value}`)
-    for (const [key, value] of extra ?? []) members.splice(Math.floor(members.length / 2), 0, `${key}:${value}`)
-    return `{${members.join(',')}}`
-  })
+const bookish = objectText(
+  { title: fieldText, author: fieldText, year: fc.oneof(numberText, fieldText, fc.integer({ min: -12000, max: 12000 }).map(String)) },
+  3
+)
+/** An object body shaped like an account (POST/PUT /users), each field any JSON text, a valid one now and then, or absent. */
+const accountish = objectText(
+  {
+    username: fc.oneof(fieldText, fc.constantFrom('"admin"', '"ADMIN"', '"seeded"', '"new-user"', '"a/b"', '" x"', `"${'u'.repeat(65)}"`)),
+    password: fc.oneof(fieldText, fc.constantFrom('"a long enough passphrase"', '"short"', '"\\u0000 twelve chars"', `"${'p'.repeat(1025)}"`)),
+    role: fc.oneof(fieldText, fc.constantFrom('"reader"', '"editor"', '"admin"', '"root"', '"Admin"', 'null'))
+  },
+  2
+)
 const deep = fc.tuple(fc.integer({ min: 1, max: 20_000 }), fc.constantFrom('[', '{"title":')).map(([depth, open]) =>
   open === '[' ? `${'['.repeat(depth)}${']'.repeat(depth)}` : `${open.repeat(depth)}1${'}'.repeat(depth)}`
 )
@@ -176,7 +187,14 @@ const method = fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 
 const request = fc
   .record({
     method,
-    path: fc.oneof({ weight: 1, arbitrary: fc.constant('/book') }, { weight: 1, arbitrary: fc.constant('/books') }, { weight: 4, arbitrary: id.map((value) => `/book/${value}`) }, { weight: 1, arbitrary: fc.constant('/login') }),
+    path: fc.oneof(
+      { weight: 1, arbitrary: fc.constant('/book') },
+      { weight: 1, arbitrary: fc.constant('/books') },
+      { weight: 4, arbitrary: id.map((value) => `/book/${value}`) },
+      { weight: 1, arbitrary: fc.constant('/login') },
+      { weight: 1, arbitrary: fc.constant('/users') },
+      { weight: 2, arbitrary: id.map((value) => `/users/${value}`) }
+    ),
     authorization: fc.option(authorization, { nil: undefined }),
     contentType,
     payload: body
@@ -198,6 +216,8 @@ for (const { engine, skip } of engines) {
       const opened = await openTestStore(engine)
       cleanup = opened.cleanup
       app = await buildTestApp({ LOGIN_RATE_LIMIT: 1_000_000 }, opened.store)
+      const seeded = await app.inject({ method: 'POST', url: '/users', headers: auth, payload: { username: 'seeded', password: 'a long enough passphrase', role: 'editor' } })
+      assert.equal(seeded.statusCode, 201)
       for (const title of ['Dune', 'Emma', 'Ulysses']) {
         const created = await app.inject({ method: 'POST', url: '/book', headers: auth, payload: { title, author: 'A', year: 1 } })
         assert.equal(created.statusCode, 201)
@@ -224,6 +244,18 @@ for (const { engine, skip } of engines) {
       )
     })
 
+    test(`account bodies on POST and PUT /users with an admin token (${RUNS} runs)`, async () => {
+      const write = fc.record({ method: fc.constantFrom('POST', 'PUT'), username: fc.constantFrom('seeded', 'admin', 'missing', 'SEEDED'), contentType, payload: fc.oneof({ weight: 3, arbitrary: accountish }, { weight: 2, arbitrary: body }) })
+      await fc.assert(
+        fc.asyncProperty(write, async ({ method, username, contentType: type, payload }) => {
+          const headers: Record<string, string> = { ...auth }
+          if (type !== undefined) headers['content-type'] = type
+          await check({ method, url: method === 'POST' ? '/users' : `/users/${username}`, headers, payload })
+        }),
+        options
+      )
+    })
+
     test(`ids in the path with a valid token (${RUNS} runs)`, async () => {
       await fc.assert(
         fc.asyncProperty(fc.constantFrom('GET', 'PUT', 'DELETE'), id, async (verb, bookId) => {
@@ -242,8 +274,9 @@ for (const { engine, skip } of engines) {
 
     test(`Authorization headers of any shape (${RUNS} runs)`, async (t) => {
       await fc.assert(
-        fc.asyncProperty(authorization, fc.constantFrom('/books', '/book/1', '/book'), async (value, url) => {
-          const status = await check({ method: url === '/book' ? 'POST' : 'GET', url, headers: { authorization: value }, payload: url === '/book' ? '[]' : undefined })
+        fc.asyncProperty(authorization, fc.constantFrom('/books', '/book/1', '/book', '/users', '/users/seeded'), async (value, url) => {
+          const write = url === '/book' || url === '/users/seeded'
+          const status = await check({ method: url === '/book' ? 'POST' : url === '/users/seeded' ? 'PUT' : 'GET', url, headers: { authorization: value }, payload: write ? '[]' : undefined })
           assert.ok([200, 400, 401, 404].includes(status), `${status} for ${url}`)
         }),
         options

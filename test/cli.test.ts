@@ -4,8 +4,11 @@ import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import Database from 'better-sqlite3'
 import { createVerifier } from 'fast-jwt'
-import { TEST_SECRET } from './support/app.js'
+import { TEST_PASSWORD, TEST_SECRET } from './support/app.js'
+import { ACCOUNT_PASSWORD } from './support/accounts.js'
 import { runCli } from './support/cli.js'
+import { eventually } from './support/client.js'
+import { createPostgresDatabase, engines, type TestDatabase } from './support/engines.js'
 import { CLI_ENTRY, removeDirectory, startServer, temporaryDirectory } from './support/server.js'
 
 const version = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version
@@ -13,7 +16,7 @@ const version = (JSON.parse(readFileSync(new URL('../package.json', import.meta.
 const run = runCli
 
 /** Every command of the CLI. */
-const COMMANDS = ['serve', 'token', 'migrate', 'backup', 'restore', 'export', 'import']
+const COMMANDS = ['serve', 'token', 'migrate', 'backup', 'restore', 'export', 'import', 'user']
 
 const decode = (token: string) => createVerifier({ key: TEST_SECRET, algorithms: ['HS256'] })(token) as Record<string, number | string>
 
@@ -34,6 +37,8 @@ describe('book-service (the built CLI)', () => {
     const help = await run(['--help'], { cwd: directory })
     assert.equal(help.code, 0)
     for (const command of COMMANDS) assert.match(help.stdout, new RegExp(`^  ${command} `, 'm'))
+    const userHelp = (await run(['user', '--help'], { cwd: directory })).stdout
+    for (const command of ['add', 'list', 'set-role', 'passwd', 'remove']) assert.match(userHelp, new RegExp(`^  ${command} `, 'm'))
     assert.equal((await run(['--version'], { cwd: directory })).stdout, `${version}\n`)
     for (const command of COMMANDS) {
       const commandHelp = await run([command, '--help'], { cwd: directory })
@@ -111,7 +116,7 @@ describe('book-service (the built CLI)', () => {
     const db = new Database(file, { readonly: true })
     try {
       const names = db.prepare('SELECT name FROM kysely_migration ORDER BY name').all() as Array<{ name: string }>
-      assert.deepEqual(names.map((row) => row.name), ['0001_create_books', '0002_versions_and_list_indexes'])
+      assert.deepEqual(names.map((row) => row.name), ['0001_create_books', '0002_versions_and_list_indexes', '0003_accounts'])
       assert.deepEqual(db.prepare('SELECT count(*) AS n FROM books').get(), { n: 0 })
     } finally {
       db.close()
@@ -132,3 +137,81 @@ describe('book-service (the built CLI)', () => {
     }
   })
 })
+
+for (const { engine, skip } of engines) {
+  describe(`book-service user, with the service running and stopped [${engine}]`, { skip }, () => {
+    let directory: string
+    let database: TestDatabase | undefined
+    let env: Record<string, string>
+    before(async () => {
+      directory = temporaryDirectory()
+      database = engine === 'postgres' ? await createPostgresDatabase() : undefined
+      env = { DATABASE_URL: database?.url ?? join(directory, 'books.db'), SECRET_TOKEN: TEST_SECRET, AUTH_PASSWORD: TEST_PASSWORD }
+    })
+    after(async () => {
+      await database?.drop()
+      removeDirectory(directory)
+    })
+    const user = (args: string[], input?: string) => run(['user', ...args], { cwd: directory, env, input })
+
+    test('stopped: add (password on stdin), list, set-role, passwd, remove; refusals exit 1 with one line', async () => {
+      const added = await user(['add', 'Dana', '--role', 'editor', '--password-stdin'], `${ACCOUNT_PASSWORD}\n`)
+      assert.equal(added.code, 0, added.stderr)
+      assert.equal(added.stderr, 'book-service: created user "Dana" with role editor\n')
+      const listed = await user(['list'])
+      assert.equal(listed.code, 0, listed.stderr)
+      const rows = listed.stdout.trim().split('\n').map((line) => line.split('\t'))
+      assert.deepEqual(rows.map((row) => row.slice(0, 2)), [['username', 'role'], ['Dana', 'editor']])
+      assert.doesNotMatch(listed.stdout + added.stdout + added.stderr, /scrypt|passphrase/)
+      const refusals: Array<[string[], string | undefined, string]> = [
+        [['add', 'dana', '--role', 'reader', '--password-stdin'], ACCOUNT_PASSWORD, 'User already exists'],
+        [['add', 'eve', '--role', 'root', '--password-stdin'], ACCOUNT_PASSWORD, 'the role must be reader, editor or admin (got "root")'],
+        [['add', 'eve', '--role', 'reader', '--password-stdin'], 'too short', 'the password must be 12 to 1024 characters'],
+        [['add', 'eve', '--role', 'reader'], undefined, 'no terminal to ask for the password on: give it on standard input with --password-stdin'],
+        [['add', 'a/b', '--role', 'reader', '--password-stdin'], ACCOUNT_PASSWORD, 'the username must be 1 to 64 characters, with no control character, "/", or white space at either end'],
+        [['set-role', 'nobody', 'reader'], undefined, 'User not found'],
+        [['remove', 'nobody'], undefined, 'User not found'],
+        [['set-role', 'dana', 'admin'], undefined, ''],
+        [['remove', 'dana'], undefined, 'Cannot remove the last admin']
+      ]
+      for (const [args, input, message] of refusals) {
+        const result = await user(args, input)
+        if (message === '') {
+          assert.equal(result.code, 0, result.stderr)
+          continue
+        }
+        assert.equal(result.code, 1, args.join(' '))
+        assert.equal(result.stderr, `book-service: ${message}\n`, args.join(' '))
+      }
+      assert.equal((await user(['set-role', 'DANA', 'editor'])).stderr, 'book-service: Cannot remove the last admin\n')
+      const passwd = await user(['passwd', 'dana', '--password-stdin'], 'another passphrase')
+      assert.equal(passwd.code, 0, passwd.stderr)
+    })
+
+    test('running: the service sees the bootstrap admin and the accounts the command changes; tokens are revoked', async () => {
+      const server = await startServer({ dataDirectory: directory, env })
+      try {
+        const login = async (username: string, password: string) => {
+          const response = await fetch(`${server.url}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password }) })
+          return response.status === 200 ? ((await response.json()) as { data: { token: string } }).data.token : String(response.status)
+        }
+        // Dana was made admin while no admin existed, so AUTH_USERNAME was not added.
+        assert.equal(await login('admin', TEST_PASSWORD), '401')
+        const token = await login('dana', 'another passphrase')
+        const books = async () => (await fetch(`${server.url}/users`, { headers: { authorization: token } })).status
+        assert.equal(await books(), 200)
+        assert.equal((await user(['add', 'frank', '--role', 'admin', '--password-stdin'], ACCOUNT_PASSWORD)).code, 0)
+        assert.notEqual(await login('frank', ACCOUNT_PASSWORD), '401')
+        const demoted = await user(['set-role', 'dana', 'reader'])
+        assert.equal(demoted.code, 0, demoted.stderr)
+        await eventually('the demoted account\'s token to be refused', async () => (await books()) === 401, 5000)
+        const reader = await login('dana', 'another passphrase')
+        assert.equal((await fetch(`${server.url}/users`, { headers: { authorization: reader } })).status, 403)
+        assert.equal((await user(['remove', 'dana'])).code, 0)
+        await eventually('the removed account\'s token to be refused', async () => (await fetch(`${server.url}/books`, { headers: { authorization: reader } })).status === 401, 5000)
+      } finally {
+        assert.equal(await server.stop(), 0)
+      }
+    })
+  })
+}

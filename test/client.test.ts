@@ -68,6 +68,31 @@ describe('the typed client against the real server', () => {
     assert.equal((await failure(client.updateBook(created.id, {}))).message, 'Book not found')
   })
 
+  test('accounts: create, list, update and delete users; a reader is refused with 403 Forbidden; a revoked token with 401', async () => {
+    const admin = createClient({ baseUrl: server.url })
+    await admin.login('admin', TEST_PASSWORD)
+    const created = await admin.createUser({ username: 'Client-Reader', password: 'a long enough passphrase', role: 'reader' })
+    assert.deepEqual([created.username, created.role], ['Client-Reader', 'reader'])
+    assert.ok((await admin.listUsers()).some((account) => account.username === 'Client-Reader'))
+    const exists = await failure(admin.createUser({ username: 'client-reader', password: 'a long enough passphrase', role: 'editor' }))
+    assert.deepEqual([exists.status, exists.message], [409, 'User already exists'])
+
+    const reader = createClient({ baseUrl: server.url })
+    await reader.login('client-reader', 'a long enough passphrase')
+    assert.ok(Array.isArray(await reader.listBooks()))
+    const refused = await failure(reader.createBook({ title: 'T', author: 'A', year: 1 }))
+    assert.deepEqual([refused.status, refused.message], [403, 'Forbidden'])
+    assert.equal((await failure(reader.listUsers())).status, 403)
+
+    const updated = await admin.updateUser('client-reader', { role: 'editor' })
+    assert.equal(updated.role, 'editor')
+    const revoked = await failure(reader.listBooks())
+    assert.deepEqual([revoked.status, revoked.message], [401, 'Invalid token'])
+    assert.equal(await admin.deleteUser('CLIENT-READER'), undefined)
+    assert.deepEqual([(await failure(admin.deleteUser('client-reader'))).message], ['User not found'])
+    assert.deepEqual([(await failure(admin.deleteUser('admin'))).message], ['Cannot remove the last admin'])
+  })
+
   test('a token given up front is used; invalid input and invalid tokens are typed errors', async () => {
     const client = createClient({ baseUrl: server.url, token: signToken({ sub: 'tests' }) })
     const bad = await failure(client.createBook({ title: '', author: 'x', year: 2000 }))

@@ -105,14 +105,19 @@ describe('forged tokens', () => {
     await new Promise((resolve) => lure.close(resolve))
   })
 
-  test('every forged token is 401 Invalid token on every book route, and changes nothing', async (t) => {
+  test('every forged token is 401 Invalid token on every book and account route, and changes nothing', async (t) => {
     const routes = [
       { method: 'GET', url: '/books' },
       { method: 'POST', url: '/book', payload: { title: 'forged', author: 'x', year: 1 } },
       { method: 'GET', url: '/book/1' },
       { method: 'PUT', url: '/book/1', payload: { title: 'forged' } },
-      { method: 'DELETE', url: '/book/1' }
+      { method: 'DELETE', url: '/book/1' },
+      { method: 'GET', url: '/users' },
+      { method: 'POST', url: '/users', payload: { username: 'forged', password: 'forged password', role: 'admin' } },
+      { method: 'PUT', url: '/users/admin', payload: { password: 'forged password', role: 'reader' } },
+      { method: 'DELETE', url: '/users/admin' }
     ] as const
+    const accountsBefore = (await app.inject({ url: '/users', headers: authHeaders() })).json().data
     const seed = await app.inject({ method: 'POST', url: '/book', headers: authHeaders(), payload: { title: 'T', author: 'A', year: 1 } })
     assert.equal(seed.statusCode, 201)
     const list = forgeries()
@@ -129,8 +134,26 @@ describe('forged tokens', () => {
     }
     const books = (await app.inject({ url: '/books', headers: authHeaders() })).json().data
     assert.deepEqual(books, [{ id: seed.json().data.id, title: 'T', author: 'A', year: 1 }])
+    assert.deepEqual((await app.inject({ url: '/users', headers: authHeaders() })).json().data, accountsBefore)
     assert.equal(lureHits, 0, 'a jku/x5u/kid URL was fetched')
     t.diagnostic(`forged tokens: ${list.length} kinds, ${attempts} requests, all 401 Invalid token`)
+  })
+
+  test('a correctly signed token with a made-up or stale account generation is 401 Invalid token on every route', async () => {
+    const login = await app.inject({ method: 'POST', url: '/login', payload: { username: 'admin', password: TEST_PASSWORD } })
+    const genuine = JSON.parse(Buffer.from(login.json().data.token.split('.')[1], 'base64url').toString())
+    for (const claims of [
+      { ...genuine, book_service_generation: 'made-up' },
+      { ...genuine, sub: 'nobody' },
+      { ...genuine, book_service_generation: 7 },
+      { sub: 'admin', role: 'reader', book_service_generation: genuine.book_service_generation.toUpperCase() }
+    ]) {
+      for (const [method, url] of [['GET', '/books'], ['DELETE', '/book/1'], ['GET', '/users'], ['DELETE', '/users/admin']] as const) {
+        const response = await app.inject({ method, url, headers: authHeaders(signToken(claims)) })
+        assert.deepEqual(response.json(), { status: 401, message: 'Invalid token', data: null }, `${JSON.stringify(claims)} ${url}`)
+      }
+    }
+    assert.equal((await app.inject({ url: '/users', headers: authHeaders(login.json().data.token) })).statusCode, 200)
   })
 
   test('a verified (cached) token is refused once its exp plus the leeway has passed', async () => {

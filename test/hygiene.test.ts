@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { readFileSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
+import Database from 'better-sqlite3'
 import { TEST_PASSWORD, signToken } from './support/app.js'
 import { removeDirectory, startServer, temporaryDirectory, type RunningServer } from './support/server.js'
 
@@ -42,7 +43,47 @@ async function fullFlow(server: RunningServer, password: string, secret: string)
     assert.equal((await fetch(`${server.url}/books`, { headers: { authorization: forged } })).status, 401)
   }
   assert.equal((await fetch(`${server.url}/book`, { method: 'POST', headers: { authorization: `Bearer ${token}x` }, body: password })).status, 401)
+  tokens.push(...(await accountFlow(server, auth)))
   return tokens
+}
+
+/** The passwords {@link accountFlow} gives accounts (issue 15): none may reach the output. */
+const ACCOUNT_PASSWORDS = { first: 'first account passphrase', second: 'second account passphrase', refused: 'refused passphrase' }
+
+let accountFlows = 0
+
+/** Creates an account, changes its password, sends refused and malformed bodies; returns the tokens issued. */
+async function accountFlow(server: RunningServer, auth: Record<string, string>): Promise<string[]> {
+  const users = `${server.url}/users`
+  const username = `hygiene-${accountFlows++}`
+  const send = (url: string, method: string, body: string) => fetch(url, { method, headers: auth, body })
+  assert.equal((await send(users, 'POST', JSON.stringify({ username, password: ACCOUNT_PASSWORDS.first, role: 'editor' }))).status, 201)
+  assert.equal((await send(users, 'POST', JSON.stringify({ username: username.toUpperCase(), password: ACCOUNT_PASSWORDS.refused, role: 'editor' }))).status, 409)
+  assert.equal((await send(users, 'POST', `{"username":"x","password":"${ACCOUNT_PASSWORDS.refused}"`)).status, 400)
+  assert.equal((await send(users, 'POST', JSON.stringify({ username: 'x', password: ACCOUNT_PASSWORDS.refused, role: 'root' }))).status, 400)
+  const login = (password: string) =>
+    fetch(`${server.url}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password }) })
+  const first = ((await (await login(ACCOUNT_PASSWORDS.first)).json()) as { data: { token: string } }).data.token
+  assert.equal((await send(`${users}/${username}`, 'PUT', JSON.stringify({ password: ACCOUNT_PASSWORDS.second }))).status, 200)
+  assert.equal((await send(`${users}/${username}`, 'PUT', `{"password":"${ACCOUNT_PASSWORDS.refused}`)).status, 400)
+  assert.equal((await fetch(`${server.url}/books`, { headers: { authorization: `Bearer ${first}` } })).status, 401)
+  assert.equal((await login(ACCOUNT_PASSWORDS.first)).status, 401)
+  const second = ((await (await login(ACCOUNT_PASSWORDS.second)).json()) as { data: { token: string } }).data.token
+  const list = await (await fetch(users, { headers: auth })).text()
+  assert.doesNotMatch(list, /scrypt|passphrase/)
+  return [first, second]
+}
+
+/** The password hashes stored in the SQLite file at `path`, and the key part of each. */
+function storedHashes(path: string): Record<string, string> {
+  const db = new Database(path, { readonly: true })
+  try {
+    const hashes = db.prepare('SELECT username, password_hash FROM accounts').all() as Array<{ username: string; password_hash: string }>
+    assert.ok(hashes.length >= 2)
+    return Object.fromEntries(hashes.flatMap(({ username, password_hash: hash }) => [[`hash of ${username}`, hash], [`key of ${username}`, hash.split('$').at(-1)!]]))
+  } finally {
+    db.close()
+  }
 }
 
 /** Asserts `text` contains none of `secrets` (nor a long piece of any: tokens could be cut in a log line). */
@@ -62,7 +103,7 @@ function assertPrivate(path: string) {
   assert.equal(mode & 0o077, 0, `${path} has mode ${mode.toString(8)}`)
 }
 
-test('generated secret, configured password: no secret, password or issued token in the output; files private', async () => {
+test('generated secret, configured password: no secret, password, password hash or issued token in the output; files private', async () => {
   const directory = temporaryDirectory()
   const data = join(directory, 'data')
   try {
@@ -79,7 +120,14 @@ test('generated secret, configured password: no secret, password or issued token
     assertPrivate(data)
     for (const name of readdirSync(data)) assertPrivate(join(data, name))
     assert.ok(server.stdout().includes('"msg":"request"'), 'the request log was captured')
-    assertAbsent(server.output(), { secret, password: TEST_PASSWORD, ...Object.fromEntries(tokens.map((token, i) => [`token ${i + 1}`, token])) })
+    assertAbsent(server.output(), {
+      secret,
+      password: TEST_PASSWORD,
+      ...ACCOUNT_PASSWORDS,
+      ...storedHashes(join(data, 'books.db')),
+      ...Object.fromEntries(tokens.map((token, i) => [`token ${i + 1}`, token]))
+    })
+    assert.doesNotMatch(server.output(), /scrypt/)
   } finally {
     removeDirectory(directory)
   }
@@ -101,7 +149,7 @@ test('generated password: printed once on stderr at first start (by design), nev
     const second = await startServer({ dataDirectory: directory, env })
     const moreTokens = await fullFlow(second, password, 'test-secret-not-generated-here')
     assert.equal(await second.stop('SIGTERM'), 0)
-    assertAbsent(second.output(), { password, ...Object.fromEntries(moreTokens.map((token, i) => [`token ${i + 1}`, token])) })
+    assertAbsent(second.output(), { password, ...ACCOUNT_PASSWORDS, ...storedHashes(join(data, 'books.db')), ...Object.fromEntries(moreTokens.map((token, i) => [`token ${i + 1}`, token])) })
     for (const name of readdirSync(data)) assertPrivate(join(data, name))
   } finally {
     removeDirectory(directory)

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test'
 import { validate } from '@readme/openapi-parser'
 import type { FastifyInstance } from 'fastify'
 import { Messages } from '../src/envelope.js'
-import { TEST_PASSWORD, authHeaders, buildTestApp } from './support/app.js'
+import { TEST_PASSWORD, authHeaders, buildTestApp, signToken } from './support/app.js'
 
 interface Operation {
   operationId?: string
@@ -59,13 +59,17 @@ describe('GET /openapi.json', () => {
     )
     assert.deepEqual(operations.sort(), [
       'DELETE /book/{id} deleteBook',
+      'DELETE /users/{username} deleteUser',
       'GET /book/{id} getBook',
       'GET /books listBooks',
       'GET /healthz liveness',
       'GET /readyz readiness',
+      'GET /users listUsers',
       'POST /book createBook',
       'POST /login login',
-      'PUT /book/{id} updateBook'
+      'POST /users createUser',
+      'PUT /book/{id} updateBook',
+      'PUT /users/{username} updateUser'
     ])
   })
 
@@ -74,9 +78,14 @@ describe('GET /openapi.json', () => {
     assert.equal(scheme?.type, 'http')
     assert.equal(scheme?.scheme, 'bearer')
     assert.match(scheme?.description ?? '', /raw token/)
-    for (const [path, method] of [['/book', 'post'], ['/books', 'get'], ['/book/{id}', 'get'], ['/book/{id}', 'put'], ['/book/{id}', 'delete']] as const) {
+    const protectedOperations = [
+      ['/book', 'post'], ['/books', 'get'], ['/book/{id}', 'get'], ['/book/{id}', 'put'], ['/book/{id}', 'delete'],
+      ['/users', 'get'], ['/users', 'post'], ['/users/{username}', 'put'], ['/users/{username}', 'delete']
+    ] as const
+    for (const [path, method] of protectedOperations) {
       assert.deepEqual(document.paths[path]?.[method]?.security, [{ bearerAuth: [] }], `${method} ${path}`)
       assert.deepEqual(documentedMessages(document, path, method, 401).sort(), [Messages.tokenRequired, Messages.invalidToken].sort())
+      assert.deepEqual(documentedMessages(document, path, method, 403), [Messages.forbidden], `${method} ${path}`)
     }
     assert.deepEqual(document.paths['/login']?.post?.security, [])
     assert.ok(document.paths['/login']?.post?.requestBody)
@@ -87,7 +96,7 @@ describe('GET /openapi.json', () => {
     const wire = { 400: ['Bad request'], 408: ['Request timeout'], 431: ['Request header fields too large'] }
     const body = { 413: [Messages.payloadTooLarge], 415: ['Unsupported media type'] }
     const storage = { 500: [Messages.internalError], 503: [Messages.unavailable] }
-    const token = { 401: [Messages.tokenRequired, Messages.invalidToken] }
+    const token = { 401: [Messages.tokenRequired, Messages.invalidToken], 403: [Messages.forbidden] }
     const expected: Array<[string, string, Record<number, string[]>]> = [
       ['/book', 'post', { ...wire, ...body, ...storage, ...token, 201: [Messages.created], 400: [Messages.invalidInput, 'Bad request'] }],
       ['/books', 'get', { ...wire, ...storage, ...token, 200: [Messages.listed], 400: [Messages.invalidInput, 'Bad request'] }],
@@ -95,6 +104,10 @@ describe('GET /openapi.json', () => {
       ['/book/{id}', 'put', { ...wire, ...body, ...storage, ...token, 200: [Messages.updated], 400: [Messages.invalidInput, 'Bad request'], 404: [Messages.bookNotFound], 412: [Messages.preconditionFailed] }],
       ['/book/{id}', 'delete', { ...wire, ...body, ...storage, ...token, 200: [Messages.deleted], 404: [Messages.bookNotFound], 412: [Messages.preconditionFailed] }],
       ['/login', 'post', { ...wire, ...body, 200: [Messages.loggedIn], 400: [Messages.invalidInput, 'Bad request'], 401: [Messages.invalidCredentials], 429: [Messages.tooManyRequests], 500: [Messages.internalError] }],
+      ['/users', 'get', { ...wire, ...storage, ...token, 200: [Messages.usersListed] }],
+      ['/users', 'post', { ...wire, ...body, ...storage, ...token, 201: [Messages.userCreated], 400: [Messages.invalidInput, 'Bad request'], 409: [Messages.userExists] }],
+      ['/users/{username}', 'put', { ...wire, ...body, ...storage, ...token, 200: [Messages.userUpdated], 400: [Messages.invalidInput, 'Bad request'], 404: [Messages.userNotFound], 409: [Messages.lastAdmin] }],
+      ['/users/{username}', 'delete', { ...wire, ...body, ...storage, ...token, 200: [Messages.userDeleted], 404: [Messages.userNotFound], 409: [Messages.lastAdmin] }],
       ['/healthz', 'get', { ...wire, 200: [Messages.ok], 503: [Messages.unavailable] }],
       ['/readyz', 'get', { ...wire, 200: [Messages.ok], 503: [Messages.unavailable] }]
     ]
@@ -122,6 +135,7 @@ describe('GET /openapi.json', () => {
 
   test('what the service really answers is what the document says', async () => {
     const auth = authHeaders()
+    const reader = authHeaders(signToken({ role: 'reader' }))
     const calls: Array<[string, string, { url: string; headers?: Record<string, string>; payload?: unknown }]> = [
       ['/login', 'post', { url: '/login', payload: { username: 'admin', password: TEST_PASSWORD } }],
       ['/login', 'post', { url: '/login', payload: { username: 'admin', password: 'wrong' } }],
@@ -140,7 +154,22 @@ describe('GET /openapi.json', () => {
       ['/book/{id}', 'delete', { url: '/book/1', headers: auth }],
       ['/book/{id}', 'delete', { url: '/book/1', headers: auth }],
       ['/healthz', 'get', { url: '/healthz' }],
-      ['/readyz', 'get', { url: '/readyz' }]
+      ['/readyz', 'get', { url: '/readyz' }],
+      ['/users', 'get', { url: '/users', headers: auth }],
+      ['/users', 'get', { url: '/users' }],
+      ['/users', 'get', { url: '/users', headers: reader }],
+      ['/book/{id}', 'delete', { url: '/book/1', headers: reader }],
+      ['/users', 'post', { url: '/users', headers: auth, payload: { username: 'doc', password: 'a long enough passphrase', role: 'reader' } }],
+      ['/users', 'post', { url: '/users', headers: auth, payload: { username: 'DOC', password: 'a long enough passphrase', role: 'reader' } }],
+      ['/users', 'post', { url: '/users', headers: auth, payload: { username: 'doc' } }],
+      ['/users', 'post', { url: '/users', headers: { ...auth, 'content-type': 'application/json' }, payload: `"${'x'.repeat(1024 * 1024 + 1)}"` }],
+      ['/users/{username}', 'put', { url: '/users/doc', headers: auth, payload: { role: 'editor' } }],
+      ['/users/{username}', 'put', { url: '/users/doc', headers: auth, payload: { role: 'boss' } }],
+      ['/users/{username}', 'put', { url: '/users/nobody', headers: auth, payload: {} }],
+      ['/users/{username}', 'put', { url: '/users/admin', headers: auth, payload: { role: 'reader' } }],
+      ['/users/{username}', 'delete', { url: '/users/doc', headers: auth }],
+      ['/users/{username}', 'delete', { url: '/users/doc', headers: auth }],
+      ['/users/{username}', 'delete', { url: '/users/admin', headers: auth }]
     ]
     const seen = new Set<string>()
     for (const [path, method, request] of calls) {
@@ -153,8 +182,9 @@ describe('GET /openapi.json', () => {
       )
       seen.add(`${method} ${path} ${response.statusCode}`)
     }
-    // The calls above reach every documented status except the failure ones (429, 500, 503).
-    assert.equal(seen.size, 17)
+    // The calls above reach every documented status except the failure ones (429, 500, 503) and
+    // the 401/403/413 of the operations whose 401/403/413 another operation's call shows.
+    assert.equal(seen.size, 32)
   })
 
   test('is served without a token and is not an operation of its own', async () => {

@@ -123,3 +123,10 @@ export const notModified = {
 export function withHeaders<T extends object>(schema: T, headers: Record<string, { type: 'string'; description: string }>): T {
   return { ...schema, headers: Object.fromEntries(Object.entries(headers).map(([name, header]) => [name, { ...header }])) }
 }
+
+/** 403 when the token's role lacks the right the route needs (issue 15: "Roles"). */
+export const forbidden = errorResponse(
+  403,
+  `${quoted([Messages.forbidden])}: the token's \`role\` may not do this (\`reader\`: GET only; \`editor\`: books only; \`admin\`: everything).`,
+  [Messages.forbidden]
+)

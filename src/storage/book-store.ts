@@ -1,4 +1,5 @@
 import type { Book, BookInput, BookPatch } from '../schemas/book.js'
+import type { AccountStore } from './account-store.js'
 
 /**
  * Where books live. Implemented by the SQLite store (embedded default) and the PostgreSQL store.
@@ -8,6 +9,8 @@ import type { Book, BookInput, BookPatch } from '../schemas/book.js'
  * when the storage cannot be reached; any other rejection is an unexpected failure.
  */
 export interface BookStore {
+  /** The accounts kept in the same database (issue 15). */
+  readonly accounts: AccountStore
   /** Stores a new book and returns it with its newly assigned id (ascending, never reused). */
   create(input: BookInput): Promise<Book>
   /**

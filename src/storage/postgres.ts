@@ -13,6 +13,7 @@ import { countStatement, listStatement } from './book-query-sql.js'
 import { foldText } from './fold.js'
 import { patchValues } from './patch-values.js'
 import { migrateToLatest } from './migrations.js'
+import { PostgresAccountStore } from './postgres-accounts.js'
 
 const INT8_OID = 20
 const COLUMNS = 'id, title, author, year'
@@ -101,13 +102,16 @@ export const QUERY_TIMEOUT_MS = 10_000
  */
 export class PostgresBookStore implements BookStore {
   private closed: Promise<void> | undefined
+  readonly accounts: PostgresAccountStore
   /** Creates waiting for the next group insert (see {@link create}). */
   private pendingCreates: PendingCreate[] = []
 
   private constructor(
     private readonly pool: pg.Pool,
     private readonly queryTimeoutMs: number
-  ) {}
+  ) {
+    this.accounts = new PostgresAccountStore(pool, queryTimeoutMs)
+  }
 
   /**
    * Connects to `url` and applies pending migrations (under Kysely's advisory lock, so several

@@ -7,6 +7,7 @@ import { LIST_PAGE_SIZE, type BookFilter, type BookQuery, type BookStore, type V
 import { countStatement, listStatement } from './book-query-sql.js'
 import { foldText } from './fold.js'
 import { isUpToDate, migrateToLatest } from './migrations.js'
+import { SqliteAccountStore } from './sqlite-accounts.js'
 import { patchValues } from './patch-values.js'
 import { groupCommit, toError, type WriteError, type WriteOp, type WriteOutcome } from './sqlite-writes.js'
 
@@ -82,12 +83,14 @@ export class SqliteBookStore implements BookStore {
   private readonly prepared = new Map<string, Database.Statement>()
   private readonly commit: ((batch: WriteOp[]) => WriteOutcome[]) | undefined
   private readonly statements
+  readonly accounts: SqliteAccountStore
 
   private constructor(
     private readonly db: Database.Database,
     private readonly writer: Worker | undefined
   ) {
     this.commit = writer ? undefined : groupCommit(db)
+    this.accounts = new SqliteAccountStore(db)
     writer?.on('message', (reply: WriterReply) => this.committed(reply))
     writer?.on('error', (error) => this.fail(error))
     writer?.on('exit', (code) => this.fail(new Error(`the SQLite writer thread exited (${code})`)))

@@ -1,0 +1,67 @@
+import Type from 'typebox'
+import { ROLES } from '../storage/account-store.js'
+
+/**
+ * The account resource of issue 15, and the one place its rules live: these schemas validate the
+ * /users bodies (and the `book-service user` arguments), serialize responses and describe the API.
+ */
+
+/** Shortest and longest password accepted for an account, in code points. */
+export const PASSWORD_LENGTH = { min: 12, max: 1024 } as const
+
+/**
+ * A username: 1 to 64 code points, no leading or trailing white space, no control character,
+ * no `/` (it is a path segment of /users/{username}), well-formed Unicode. Unique ignoring case.
+ */
+export const Username = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  pattern: '^\\S(?:.*\\S)?$',
+  not: { pattern: '[\\u0000-\\u001f\\u007f/\\ud800-\\udfff]' },
+  description: '1 to 64 characters, no leading or trailing white space, no control character or `/`; unique ignoring case.'
+})
+
+/** A new password: 12 to 1024 code points, well-formed Unicode without NUL. */
+export const Password = Type.String({
+  minLength: PASSWORD_LENGTH.min,
+  maxLength: PASSWORD_LENGTH.max,
+  not: { pattern: '[\\u0000\\ud800-\\udfff]' },
+  description: '12 to 1024 characters. Stored only as an scrypt hash.'
+})
+
+/** A role: `reader`, `editor` or `admin`. */
+export const RoleName = Type.Union(
+  [Type.Literal(ROLES[0]), Type.Literal(ROLES[1]), Type.Literal(ROLES[2])],
+  { description: '`reader`: GET /books, GET /book/{id}. `editor`: the five book operations. `admin`: editor plus /users.' }
+)
+
+/** An account as every response shows it: never its password or hash. */
+export const Account = Type.Object(
+  {
+    username: Type.String({ description: 'As given when created (lookups ignore case).' }),
+    role: RoleName,
+    created_at: Type.String({ description: 'When it was created: ISO 8601, UTC.' }),
+    updated_at: Type.String({ description: 'When its password or role last changed: ISO 8601, UTC.' })
+  },
+  {
+    additionalProperties: false,
+    examples: [{ username: 'alice', role: 'editor', created_at: '2026-01-02T03:04:05.000Z', updated_at: '2026-01-02T03:04:05.000Z' }]
+  }
+)
+
+/** Body of POST /users. Unknown fields are ignored. */
+export const AccountInput = Type.Object(
+  { username: Username, password: Password, role: RoleName },
+  { additionalProperties: true, examples: [{ username: 'alice', password: 'a long passphrase', role: 'editor' }] }
+)
+
+/** Body of PUT /users/{username}: a new password, a new role, or both; `{}` changes nothing. */
+export const AccountChangeInput = Type.Object(
+  { password: Type.Optional(Password), role: Type.Optional(RoleName) },
+  { additionalProperties: true, examples: [{ role: 'reader' }] }
+)
+
+/** Path parameters of the /users/{username} routes. */
+export const AccountParams = Type.Object({
+  username: Type.String({ description: 'The username, any case.', examples: ['alice'] })
+})
