@@ -9,7 +9,8 @@ import { connectionOptions, limitConnections } from './connection-limits.js'
 import { corsOrigins, registerCors } from './cors.js'
 import { badUrlHandler, clientErrorHandler, errorHandler, methodNotAllowed, notFoundHandler } from './errors.js'
 import { healthRoutes } from './health.js'
-import { requireHost } from './host-header.js'
+import { requireSingleHost } from './host-header.js'
+import { acceptEveryMethod, answerConnect } from './http-methods.js'
 import { loginRoute } from './login.js'
 import { bootstrapHash } from './password.js'
 import { bookRight } from './roles.js'
@@ -18,6 +19,7 @@ import { usersRoutes } from './users.js'
 import { registerMetrics } from './metrics.js'
 import { apiDocument } from './openapi.js'
 import { RequestLog } from './request-log.js'
+import { routableUrl } from './request-url.js'
 import { registerSecurityHeaders } from './security-headers.js'
 import type { BookStore } from './storage/book-store.js'
 
@@ -38,6 +40,9 @@ export interface AppOptions {
   /** Overrides the pino logger options (tests pass a stream to capture the log). */
   logger?: FastifyServerOptions['logger']
 }
+
+/** Decodes request bodies; throws on bytes that are not UTF-8. A byte-order mark is kept for the JSON parser. */
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
 
 /** Stands for a body that is not valid JSON; it fails every body schema, so it answers 400. */
 const INVALID_JSON = Symbol('invalid JSON')
@@ -63,15 +68,23 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     return503OnClosing: false,
     clientErrorHandler,
     ajv: { customOptions: { ...BODY_VALIDATION_OPTIONS } },
-    frameworkErrors: badUrlHandler
+    frameworkErrors: badUrlHandler,
+    rewriteUrl: routableUrl,
+    // An id segment of any length is an id like any other (decisions: "Ids": 404 after auth),
+    // never the router's 400; the request line is bounded by MAX_HEADER_SIZE anyway.
+    routerOptions: { maxParamLength: Number.MAX_SAFE_INTEGER }
   })
+  acceptEveryMethod(app)
+  answerConnect(app)
 
   // Bodies are read as JSON whatever their Content-Type (decisions: "Book bodies"). A body that
-  // does not parse becomes INVALID_JSON, so the handler decides when to report it (after 404).
+  // is not valid UTF-8 (never repaired with U+FFFD, RFC 8259 §8.1) or does not parse becomes
+  // INVALID_JSON, so the handler decides when to report it (after 404).
   app.removeAllContentTypeParsers()
-  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => {
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => {
     try {
-      done(null, secureJson.parse(body as string, undefined, { protoAction: 'remove', constructorAction: 'remove' }))
+      const text = strictUtf8.decode(body as Buffer)
+      done(null, secureJson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' }))
     } catch {
       done(null, INVALID_JSON)
     }
@@ -84,7 +97,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id)
     done()
   })
-  app.addHook('onRequest', requireHost)
+  app.addHook('onRequest', requireSingleHost)
   app.addHook('onClose', async () => store.close())
 
   const registerMethodNotAllowed = methodNotAllowed(app)
