@@ -8,12 +8,14 @@ import { connectionOptions, limitConnections } from './http/connection-limits.js
 import { corsOrigins, registerCors } from './http/cors.js'
 import { badUrlHandler, clientErrorHandler, errorHandler, methodNotAllowed, notFoundHandler } from './http/errors.js'
 import { healthRoutes } from './routes/health.js'
-import { requireHost } from './http/host-header.js'
+import { requireSingleHost } from './http/host-header.js'
+import { acceptEveryMethod, answerConnect } from './http/methods.js'
 import { readBodiesAsJson } from './http/json-body.js'
 import { loginRoute } from './routes/login.js'
 import { registerMetrics } from './http/metrics.js'
 import { apiDocument } from './http/openapi.js'
 import { RequestLog } from './http/request-log.js'
+import { routableUrl } from './http/request-url.js'
 import { registerSecurityHeaders } from './http/security-headers.js'
 import { bootstrapHash } from './auth/password.js'
 import { bookRight } from './auth/roles.js'
@@ -60,8 +62,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     return503OnClosing: false,
     clientErrorHandler,
     ajv: { customOptions: { ...BODY_VALIDATION_OPTIONS } },
-    frameworkErrors: badUrlHandler
+    frameworkErrors: badUrlHandler,
+    rewriteUrl: routableUrl,
+    // An id segment of any length is an id like any other (decisions: "Ids": 404 after auth),
+    // never the router's 400; the request line is bounded by MAX_HEADER_SIZE anyway.
+    routerOptions: { maxParamLength: Number.MAX_SAFE_INTEGER }
   })
+  acceptEveryMethod(app)
+  answerConnect(app)
 
   readBodiesAsJson(app)
 
@@ -72,7 +80,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id)
     done()
   })
-  app.addHook('onRequest', requireHost)
+  app.addHook('onRequest', requireSingleHost)
   app.addHook('onClose', async () => store.close())
 
   const registerMethodNotAllowed = methodNotAllowed(app)

@@ -12,15 +12,17 @@ const MAX_TEXT = 500
  * well-formed Unicode without NUL: no U+0000 (PostgreSQL text cannot hold it, so it failed there
  * with a 500 while SQLite stored it) and no lone surrogate such as `"\ud800"` (neither engine can
  * store it as sent: SQLite returned three U+FFFD, PostgreSQL one). Both are invalid input.
+ *
+ * One positive pattern says all of it (issue 13: a `not` clause made the body unsatisfiable for
+ * schema-driven generators): optional white space, then a character that is neither white space
+ * nor U+0000 nor a surrogate, then anything but U+0000 and surrogates. JSON Schema patterns are
+ * matched with the `u` flag (Ajv's default), where a surrogate pair is one code point outside
+ * `\ud800-\udfff`, so only unpaired surrogates fail.
  */
+export const TEXT_PATTERN = '^\\s*[^\\s\\u0000\\ud800-\\udfff][^\\u0000\\ud800-\\udfff]*$'
+
 const Text = (description: string) =>
-  Type.String({
-    minLength: 1,
-    maxLength: MAX_TEXT,
-    pattern: '\\S',
-    not: { pattern: '[\\u0000\\ud800-\\udfff]' },
-    description
-  })
+  Type.String({ minLength: 1, maxLength: MAX_TEXT, pattern: TEXT_PATTERN, description })
 
 /** A year: an integer in [-9999, 9999]; strings and fractions are invalid. */
 const Year = Type.Integer({ minimum: -9999, maximum: 9999, description: 'Year value of the book.' })

@@ -19,8 +19,12 @@ export interface ValidRow extends BookInput {
 
 let compiled: ((value: unknown) => boolean) & { errors?: ErrorObject[] | null } | undefined
 
-/** Why `error` (Ajv's first error on a `BookInput`) makes the row invalid, in plain words. */
-function reason(error: ErrorObject): string {
+/** U+0000 or an unpaired surrogate: what the text pattern refuses besides white space only. */
+// eslint-disable-next-line no-control-regex -- U+0000 is exactly what it looks for
+const UNSTORABLE = /[\u0000\ud800-\udfff]/u
+
+/** Why `error` (Ajv's first error on `row`, a `BookInput`) makes the row invalid, in plain words. */
+function reason(error: ErrorObject, row: unknown): string {
   const field = error.instancePath.slice(1) || String(error.params.missingProperty ?? 'row')
   if (error.keyword === 'required') return `${field} is missing`
   if (error.keyword === 'type' && error.instancePath === '') return 'is not an object'
@@ -28,13 +32,13 @@ function reason(error: ErrorObject): string {
   switch (error.keyword) {
     case 'type':
       return `${field} must be text`
-    case 'minLength':
     case 'pattern':
+      if (UNSTORABLE.test(String((row as Record<string, unknown>)[field]))) return `${field} contains U+0000 or an unpaired surrogate`
+      return `${field} must not be empty or only white space`
+    case 'minLength':
       return `${field} must not be empty or only white space`
     case 'maxLength':
       return `${field} is longer than 500 characters`
-    case 'not':
-      return `${field} contains U+0000 or an unpaired surrogate`
     default:
       return `${field} ${error.message ?? 'is invalid'}`
   }
@@ -49,7 +53,7 @@ function reason(error: ErrorObject): string {
  */
 export function checkRow(value: unknown, withId: boolean): ValidRow | string {
   compiled ??= new Ajv({ ...BODY_VALIDATION_OPTIONS, addUsedSchema: false }).compile(BookInput)
-  if (!compiled(value)) return reason(compiled.errors![0]!)
+  if (!compiled(value)) return reason(compiled.errors![0]!, value)
   const { title, author, year, id } = value as ValidRow & { id?: unknown }
   if (!withId) return { title, author, year }
   if (id === undefined) return 'id is missing (--keep-ids needs an id on every row)'

@@ -37,7 +37,7 @@ export function notFoundHandler(_request: FastifyRequest, reply: FastifyReply) {
   return reply.code(404).send(errorEnvelope(404, Messages.routeNotFound))
 }
 
-/** Answers a URL the router cannot decode (bad percent-encoding) with 400, before routing and auth. */
+/** Answers a request target the router cannot read (e.g. `*` or a bad absolute URL) with 400 `Bad request`, before routing and auth. A path whose percent-encoding does not decode never comes here: see `routableUrl`. */
 export function badUrlHandler(_error: Error, _request: FastifyRequest, reply: FastifyReply) {
   return reply.code(400).send(errorEnvelope(400, defaultMessageFor[400]!))
 }
@@ -45,12 +45,12 @@ export function badUrlHandler(_error: Error, _request: FastifyRequest, reply: Fa
 /** Answers in flight whose connection closes once they are sent (see {@link clientErrorHandler}). */
 const closeAfter = new WeakSet<ServerResponse>()
 
-const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const
-
 /**
  * Collects the methods of every route as it is added, and returns the plugin that, registered
  * last, answers the other methods on each known path with 405 `Method not allowed` and an
- * `Allow` header. These answers are routes of their own, so they carry no authentication.
+ * `Allow` header: every method the router knows (all of Node's, see `acceptEveryMethod`), so
+ * TRACE, PROPFIND, QUERY or CONNECT get 405 too. These answers are routes of their own, so they
+ * carry no authentication.
  */
 export function methodNotAllowed(app: FastifyInstance) {
   const methodsByUrl = new Map<string, Set<string>>()
@@ -60,14 +60,15 @@ export function methodNotAllowed(app: FastifyInstance) {
     methodsByUrl.set(route.url, methods)
   })
   return async function methodNotAllowedRoutes(instance: FastifyInstance) {
+    const everyMethod = instance.supportedMethods
     for (const [url, methods] of [...methodsByUrl]) {
       // `*` is the CORS preflight route (OPTIONS on any path): other methods there stay 404.
       if (url === '*') continue
       // Routes a plugin adds without telling onRoute (e.g. the `/docs/` twin of `/docs`) count too.
-      for (const method of METHODS) if (instance.hasRoute({ url, method })) methods.add(method)
+      for (const method of everyMethod) if (instance.hasRoute({ url, method })) methods.add(method)
       if (methods.has('GET')) methods.add('HEAD')
       const allow = [...methods].sort().join(', ')
-      const missing = METHODS.filter((method) => !methods.has(method))
+      const missing = everyMethod.filter((method) => !methods.has(method))
       if (missing.length === 0) continue
       instance.route({
         method: [...missing],

@@ -3,6 +3,7 @@ import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
 import { ErrorEnvelope } from './envelope.js'
 import { Book } from '../book/schema.js'
+import { documentWireErrors } from './wire-responses.js'
 import { packageVersion } from '../version.js'
 
 /** Where the interactive docs page is served. */
@@ -19,7 +20,9 @@ The exact \`message\` texts are listed under each response.
 from the response, press **Authorize** and paste it; the book operations then send it as \`Authorization: Bearer <token>\`.
 
 Besides the operations below: an unknown path answers 404 \`Route not found\`; a known path with another method answers
-405 \`Method not allowed\` with an \`Allow\` header; \`GET /metrics\` serves Prometheus metrics when enabled.`
+405 \`Method not allowed\` with an \`Allow\` header (any other method, TRACE, PROPFIND, QUERY and CONNECT included, with or
+without a token); \`GET /metrics\` serves Prometheus metrics when enabled. Each operation below lists every status it can
+answer, those of the HTTP layer included (400 \`Bad request\`, 408, 431; 413 and 415 where a body is read).`
 
 /**
  * Registers the API document and the docs page on `app`; call it before any route is added so
@@ -30,6 +33,7 @@ Besides the operations below: an unknown path answers 404 \`Route not found\`; a
  */
 export async function apiDocument(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
+    transform: documentWireErrors,
     openapi: {
       openapi: '3.1.0',
       info: { title: 'Book service', version: packageVersion, description },

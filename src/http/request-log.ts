@@ -12,14 +12,15 @@ export function pathOnly(url: string): string {
 
 /**
  * Fastify's per-request logging, replaced by one line per request when it completes:
- * `{ reqId, method, path, status, duration_ms, msg: "request" }`. Headers (so the
+ * `{ reqId, method, path, status, duration_ms, msg: "request" }`, `duration_ms` rounded to the
+ * microsecond (0.001 ms, so `2.907`, not `2.90735600000005`). Headers (so the
  * `Authorization` header), query strings and bodies are never logged.
  */
 export class RequestLog extends LogController {
   override incomingRequest(): void {}
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
-    const line = { method: request.method, path: pathOnly(request.url), status: reply.statusCode, duration_ms: reply.elapsedTime }
+    const line = { method: request.method, path: pathOnly(request.url), status: reply.statusCode, duration_ms: Math.round(reply.elapsedTime * 1000) / 1000 }
     if (error) request.log.error({ ...line, err: error }, 'request')
     else request.log.info(line, 'request')
   }

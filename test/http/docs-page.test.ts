@@ -8,10 +8,12 @@ import { removeDirectory, startServer, temporaryDirectory, type RunningServer } 
 
 /**
  * The docs page end to end in a real browser: Debian's chromium driven by playwright-core (never
- * a downloaded browser). `.ci/run` installs chromium; on a machine without it the suite is skipped
- * with the reason printed.
+ * a downloaded browser). `.ci/run` installs chromium; on a machine without it each test is skipped
+ * with the reason printed. Each test, not the suite, carries the skip, so every Node line counts
+ * them in the summary's `skipped` total (Node 20 does not count a skipped `describe`; issue 13).
+ * `TEST_CHROMIUM` points at another browser binary (a missing path shows the skip).
  */
-const CHROMIUM = '/usr/bin/chromium'
+const CHROMIUM = process.env.TEST_CHROMIUM ?? '/usr/bin/chromium'
 const skip = existsSync(CHROMIUM) ? undefined : `${CHROMIUM} not found (apt-get install chromium): docs page browser test skipped`
 if (skip) console.log(`# ${skip}`)
 
@@ -33,13 +35,14 @@ async function execute(block: Locator, body?: unknown): Promise<{ status: number
   return { status, body: JSON.parse(text) }
 }
 
-describe('GET /docs in a browser', { skip, timeout: 120_000 }, () => {
+describe('GET /docs in a browser', { timeout: 120_000 }, () => {
   let directory: string
   let server: RunningServer
   let browser: BrowserContext
   let page: Page
 
   before(async () => {
+    if (skip) return
     directory = temporaryDirectory()
     server = await startServer({ dataDirectory: directory })
     // launchPersistentContext passes the fresh folder as --user-data-dir.
@@ -52,12 +55,13 @@ describe('GET /docs in a browser', { skip, timeout: 120_000 }, () => {
   })
 
   after(async () => {
+    if (skip) return
     await browser?.close()
     await server?.stop()
     removeDirectory(directory)
   })
 
-  test('loads the page and its assets from the service itself, with no script errors', async () => {
+  test('loads the page and its assets from the service itself, with no script errors', { skip }, async () => {
     const errors: string[] = []
     const foreign: string[] = []
     page.on('pageerror', (error) => errors.push(error.message))
@@ -73,7 +77,7 @@ describe('GET /docs in a browser', { skip, timeout: 120_000 }, () => {
     assert.deepEqual(foreign, [])
   })
 
-  test('a person logs in, authorises, creates a book and sees it listed', async () => {
+  test('a person logs in, authorises, creates a book and sees it listed', { skip }, async () => {
     const books = page.locator('#operations-Books-listBooks')
     // Before authorising, the page's calls are refused.
     const refused = await execute(books)

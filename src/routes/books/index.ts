@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { AuthHook } from '../../auth/tokens.js'
 import type { BookStore } from '../../storage/book-store.js'
 import { bookHandlers } from './handlers.js'
-import { bookRouteSchemas } from './schemas.js'
+import { bookRouteSchemas, createdBookLinks } from './schemas.js'
 
 /** Options of the {@link booksRoutes} plugin. */
 export interface BooksOptions {
@@ -28,7 +28,7 @@ export async function booksRoutes(app: FastifyInstance, options: BooksOptions): 
   const schemas = bookRouteSchemas(authenticate !== undefined)
   const handlers = bookHandlers(store)
 
-  api.post('/book', { attachValidation: true, schema: schemas.create }, handlers.createBook)
+  api.post('/book', { attachValidation: true, links: { 201: createdBookLinks }, schema: schemas.create }, handlers.createBook)
   api.get('/books', { schema: schemas.list }, handlers.listBooks)
   api.get('/book/:id', { schema: schemas.read }, handlers.getBook)
   api.put('/book/:id', { attachValidation: true, schema: schemas.update }, handlers.updateBook)

@@ -8,6 +8,8 @@ import { decodeCursor, encodeCursor } from '../../storage/cursor.js'
 /** Largest page `limit` accepts. */
 export const MAX_PAGE_SIZE = 1000
 
+/** The `limit` values: 1 to {@link MAX_PAGE_SIZE} (1000) in decimal, without leading zeros. */
+const LIMIT_PATTERN = '^([1-9][0-9]{0,2}|1000)$'
 const YEAR_PATTERN = '^-?[0-9]{1,4}$'
 const yearParameter = (description: string) => Type.Optional(Type.String({ pattern: YEAR_PATTERN, description }))
 const textParameter = (description: string) => Type.Optional(Type.String({ maxLength: 500, description }))
@@ -21,7 +23,8 @@ const textParameter = (description: string) => Type.Optional(Type.String({ maxLe
 export const ListParameters = Type.Object(
   {
     limit: Type.Optional(
-      Type.String({ pattern: '^[0-9]{1,4}$', description: `Page size, 1 to ${MAX_PAGE_SIZE}. Turns on the Link header.` })
+      // Exactly 1 to 1000 (issue 13: the document gives the real bounds), written without leading zeros.
+      Type.String({ pattern: LIMIT_PATTERN, description: `Page size, 1 to ${MAX_PAGE_SIZE}. Turns on the Link header.` })
     ),
     after: Type.Optional(
       Type.String({

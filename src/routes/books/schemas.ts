@@ -24,6 +24,17 @@ const badBody = invalidInput(
   'the body is not a JSON object, or `title`/`author` is not a string of 1 to 500 characters (not only white space), or `year` is not an integer from -9999 to 9999.'
 )
 
+/**
+ * OpenAPI links of a created book (issue 13): its `data.id` is the `{id}` of the operations on
+ * it, so stateful API testers chain create → get / update / delete without configuration.
+ */
+export const createdBookLinks = Object.fromEntries(
+  (['getBook', 'updateBook', 'deleteBook'] as const).map((operationId) => [
+    operationId,
+    { operationId, parameters: { id: '$response.body#/data/id' }, description: `The id of the created book, as \`{id}\` of ${operationId}.` }
+  ])
+)
+
 /** The tag that groups the book operations in the API document. */
 const tags = ['Books']
 
