@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { freePort, startProcess, type Target } from './processes.js'
 import { seededBook } from './seeded-book.js'
 
-const PEER_DIRECTORY = new URL('../../shared/peers/go-gin/', import.meta.url).pathname
+const PEER_DIRECTORY = new URL('../../shared/peers/go-gin', import.meta.url).pathname
 const PEER_BINARY = join(PEER_DIRECTORY, 'bin/go-gin-books')
 
 /**

@@ -16,7 +16,7 @@ import { cpus, loadavg, tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import autocannon from 'autocannon'
 import { createSigner } from 'fast-jwt'
-import { encodeCursor } from '../src/book-query.js'
+import { encodeCursor } from '../src/storage/cursor.js'
 import { SERVER_ENTRY, freePort } from './processes.js'
 import { seedSqlite, seededBook } from './seed.js'
 

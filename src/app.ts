@@ -1,26 +1,26 @@
 import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
-import secureJson from 'secure-json-parse'
-import { createAuthHook, createTokenSigner, createTokenVerifier } from './auth.js'
-import { BODY_VALIDATION_OPTIONS } from './book-validation.js'
-import { booksRoutes } from './books.js'
+import { createAuthHook, createTokenSigner, createTokenVerifier } from './auth/tokens.js'
+import { BODY_VALIDATION_OPTIONS } from './book/validation.js'
+import { booksRoutes } from './routes/books/index.js'
 import { trustProxyOption, type Config } from './config.js'
-import { connectionOptions, limitConnections } from './connection-limits.js'
-import { corsOrigins, registerCors } from './cors.js'
-import { badUrlHandler, clientErrorHandler, errorHandler, methodNotAllowed, notFoundHandler } from './errors.js'
-import { healthRoutes } from './health.js'
-import { requireSingleHost } from './host-header.js'
-import { acceptEveryMethod, answerConnect } from './http-methods.js'
-import { loginRoute } from './login.js'
-import { bootstrapHash } from './password.js'
-import { bookRight } from './roles.js'
-import { TokenGenerations } from './token-generations.js'
-import { usersRoutes } from './users.js'
-import { registerMetrics } from './metrics.js'
-import { apiDocument } from './openapi.js'
-import { RequestLog } from './request-log.js'
-import { routableUrl } from './request-url.js'
-import { registerSecurityHeaders } from './security-headers.js'
+import { connectionOptions, limitConnections } from './http/connection-limits.js'
+import { corsOrigins, registerCors } from './http/cors.js'
+import { badUrlHandler, clientErrorHandler, errorHandler, methodNotAllowed, notFoundHandler } from './http/errors.js'
+import { healthRoutes } from './routes/health.js'
+import { requireSingleHost } from './http/host-header.js'
+import { acceptEveryMethod, answerConnect } from './http/methods.js'
+import { readBodiesAsJson } from './http/json-body.js'
+import { loginRoute } from './routes/login.js'
+import { registerMetrics } from './http/metrics.js'
+import { apiDocument } from './http/openapi.js'
+import { RequestLog } from './http/request-log.js'
+import { routableUrl } from './http/request-url.js'
+import { registerSecurityHeaders } from './http/security-headers.js'
+import { bootstrapHash } from './auth/password.js'
+import { bookRight } from './auth/roles.js'
+import { TokenGenerations } from './auth/token-generations.js'
+import { usersRoutes } from './routes/users.js'
 import type { BookStore } from './storage/book-store.js'
 
 /** Largest request body accepted, in bytes (1 MiB); larger ones get 413. */
@@ -40,12 +40,6 @@ export interface AppOptions {
   /** Overrides the pino logger options (tests pass a stream to capture the log). */
   logger?: FastifyServerOptions['logger']
 }
-
-/** Decodes request bodies; throws on bytes that are not UTF-8. A byte-order mark is kept for the JSON parser. */
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
-
-/** Stands for a body that is not valid JSON; it fails every body schema, so it answers 400. */
-const INVALID_JSON = Symbol('invalid JSON')
 
 /**
  * Builds the service (not listening): every route of the specification and decisions, the
@@ -77,18 +71,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   acceptEveryMethod(app)
   answerConnect(app)
 
-  // Bodies are read as JSON whatever their Content-Type (decisions: "Book bodies"). A body that
-  // is not valid UTF-8 (never repaired with U+FFFD, RFC 8259 §8.1) or does not parse becomes
-  // INVALID_JSON, so the handler decides when to report it (after 404).
-  app.removeAllContentTypeParsers()
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => {
-    try {
-      const text = strictUtf8.decode(body as Buffer)
-      done(null, secureJson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' }))
-    } catch {
-      done(null, INVALID_JSON)
-    }
-  })
+  readBodiesAsJson(app)
 
   limitConnections(app.server, config)
   app.setErrorHandler(errorHandler)

@@ -1,14 +1,14 @@
 #!/usr/bin/env node
 import './runtime.js' // first: exits with one line on an unsupported Node.js
 import { Command, InvalidArgumentError, Option } from 'commander'
-import { createTokenSigner } from './auth.js'
-import { backupCommand } from './backup-command.js'
-import { BOOK_FILE_FORMATS } from './book-file.js'
-import { userCommand } from './cli-users.js'
-import { exportCommand } from './export-command.js'
-import { importCommand } from './import-command.js'
-import { migrateCommand } from './migrate-command.js'
-import { restoreCommand } from './restore-command.js'
+import { createTokenSigner } from './auth/tokens.js'
+import { backupCommand } from './commands/backup.js'
+import { BOOK_FILE_FORMATS } from './commands/book-file.js'
+import { exportCommand } from './commands/export.js'
+import { importCommand } from './commands/import.js'
+import { migrateCommand } from './commands/migrate.js'
+import { restoreCommand } from './commands/restore.js'
+import { userCommand } from './commands/user.js'
 import { configOrExit, secretOrExit, serve } from './serve.js'
 import { packageVersion } from './version.js'
 
@@ -39,7 +39,7 @@ function mintToken(options: { sub?: string; ttl?: number }): void {
  * The `book-service` command line: `serve` (the default), `token [--sub NAME] [--ttl SECONDS]`,
  * `migrate`, `backup FILE`, `restore FILE`, `export [--format F] [--output FILE]`,
  * `import FILE [--format F] [--keep-ids]` (issue 14) and
- * `user add|list|set-role|passwd|remove` (issue 15, src/cli-users.ts), each with `--help` and
+ * `user add|list|set-role|passwd|remove` (issue 15, src/commands/user.ts), each with `--help` and
  * `--version`. Exits 1 with one line on stderr on a bad option or configuration.
  */
 export function commandLine(): Command {

@@ -1,10 +1,10 @@
-import type { Book, BookInput, BookPatch } from './schemas/book.js'
+import type { Book, BookInput, BookPatch } from './book/schema.js'
 import type { Account, Role } from './storage/account-store.js'
 
 // A small typed client of the book service (see createClient). Type-only imports: nothing of the
 // server is loaded at run time.
 
-/** The Book types, as the service validates and returns them (src/schemas/book.ts). */
+/** The Book types, as the service validates and returns them (src/book/schema.ts). */
 export type { Book, BookInput, BookPatch }
 
 /** An account as the service shows it (never its password), and the roles (issue 15). */

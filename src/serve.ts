@@ -1,6 +1,6 @@
 import { buildApp } from './app.js'
 import { ConfigError, loadConfig, type Config } from './config.js'
-import { resolvePassword, resolveSecret } from './credentials.js'
+import { resolvePassword, resolveSecret } from './auth/credentials.js'
 import { openStore } from './storage/open.js'
 
 /** Prints one line for the operator and exits 1 (bad configuration, storage not reachable). */

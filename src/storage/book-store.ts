@@ -1,4 +1,4 @@
-import type { Book, BookInput, BookPatch } from '../schemas/book.js'
+import type { Book, BookInput, BookPatch } from '../book/schema.js'
 import type { AccountStore } from './account-store.js'
 
 /**
@@ -16,7 +16,7 @@ export interface BookStore {
   /**
    * Without `query`: every book, ordered by id ascending, yielded in pages so memory stays flat.
    * With `query`: the books matching its filters, in its order, after its cursor, at most
-   * `query.limit` of them (issue 7: "Reading large collections").
+   * `query.limit` of them (README "Large collections and concurrent edits").
    */
   list(query?: BookQuery): AsyncIterable<Book>
   /** How many books match `filter` (all books when it is empty): the `X-Total-Count` header. */
@@ -51,14 +51,15 @@ export interface BookStore {
 
 /**
  * A stored book with its version: 1 when created, incremented by every successful update. The
- * version never reaches a response body; it makes the book's `ETag` (src/etag.ts).
+ * version never reaches a response body; it makes the book's `ETag` (src/routes/books/etag.ts).
  */
 export type VersionedBook = Book & { version: number }
 
 /**
  * Filters of {@link BookStore.list} and {@link BookStore.count}; absent ones do not filter.
- * `title` and `author` are already folded (`foldText` in src/storage/fold.ts) substrings, matched literally
- * (`%` and `_` are not wildcards); the year bounds are inclusive.
+ * `title` and `author` are substrings as the client gave them, matched ignoring case: the
+ * storage folds them (`foldText` in src/storage/fold.ts) like the stored columns, and matches
+ * them literally (`%` and `_` are not wildcards); the year bounds are inclusive.
  */
 export interface BookFilter {
   title?: string

@@ -1,5 +1,5 @@
-import type { ValidRow } from '../book-validation.js'
-import type { Book } from '../schemas/book.js'
+import type { ValidRow } from '../book/validation.js'
+import type { Book } from '../book/schema.js'
 
 /** A validated row of an imported file, with the line it starts on (for the error report). */
 export interface ImportRow {

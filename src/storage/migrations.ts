@@ -29,7 +29,7 @@ function migrations(engine: Engine, sql: SqlTag): Record<string, Migration> {
       }
     },
     '0002_versions_and_list_indexes': {
-      // Issue 7: a version per book (its ETag; every update increments it), the folded title and
+      // Paging, filters and ETags (README "Large collections and concurrent edits"): a version per book (its ETag; every update increments it), the folded title and
       // author (case-insensitive filters and sorts, same on both engines), and the indexes that
       // keep each filter and sort O(page) at 1,000,000 books.
       async up(db: Kysely<unknown>) {

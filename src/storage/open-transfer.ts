@@ -1,6 +1,6 @@
 import { isPostgresUrl } from '../config.js'
 import type { BookTransfer } from './book-transfer.js'
-import { SqliteBookTransfer } from './sqlite-transfer.js'
+import { SqliteBookTransfer } from './sqlite/transfer.js'
 
 /**
  * Opens a {@link BookTransfer} on the database `DATABASE_URL` names: an existing SQLite file, or
@@ -11,6 +11,6 @@ import { SqliteBookTransfer } from './sqlite-transfer.js'
 export async function openTransfer(databaseUrl: string): Promise<BookTransfer> {
   if (!isPostgresUrl(databaseUrl)) return SqliteBookTransfer.open(databaseUrl)
   // Loaded only when used, as in open.ts.
-  const { PostgresBookTransfer } = await import('./postgres-transfer.js')
+  const { PostgresBookTransfer } = await import('./postgres/transfer.js')
   return PostgresBookTransfer.open(databaseUrl)
 }

@@ -1,6 +1,6 @@
 import { isPostgresUrl, type Config } from '../config.js'
 import type { BookStore } from './book-store.js'
-import { SqliteBookStore } from './sqlite.js'
+import { SqliteBookStore } from './sqlite/store.js'
 
 /**
  * Opens the {@link BookStore} that `DATABASE_URL` names and brings its schema up to date.
@@ -19,7 +19,7 @@ export async function openStore(
 ): Promise<BookStore> {
   if (isPostgresUrl(config.DATABASE_URL)) {
     // Loaded only when used: node-postgres and Kysely add ~150 ms to every SQLite start otherwise.
-    const { PostgresBookStore } = await import('./postgres.js')
+    const { PostgresBookStore } = await import('./postgres/store.js')
     return PostgresBookStore.open(config.DATABASE_URL, {
       poolSize: config.DATABASE_POOL_SIZE,
       startupTimeoutMs: config.DATABASE_STARTUP_TIMEOUT * 1000,

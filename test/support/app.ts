@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import { buildApp, type AppConfig } from '../../src/app.js'
 import { loadConfig } from '../../src/config.js'
 import type { BookStore } from '../../src/storage/book-store.js'
-import { SqliteBookStore } from '../../src/storage/sqlite.js'
+import { SqliteBookStore } from '../../src/storage/sqlite/store.js'
 
 /** The signing secret of every test app and test server. */
 export const TEST_SECRET = 'test-secret-0123456789-abcdefghijklmnopqrstuvwxyz'

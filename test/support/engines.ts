@@ -2,8 +2,8 @@ import pg from 'pg'
 import { createScratchDatabase, type ScratchDatabase } from './scratch-database.js'
 import type { BookStore } from '../../src/storage/book-store.js'
 import type { Engine } from '../../src/storage/migrations.js'
-import { PostgresBookStore } from '../../src/storage/postgres.js'
-import { SqliteBookStore } from '../../src/storage/sqlite.js'
+import { PostgresBookStore } from '../../src/storage/postgres/store.js'
+import { SqliteBookStore } from '../../src/storage/sqlite/store.js'
 
 /** The PostgreSQL server the tests use (`TEST_POSTGRES_URL` overrides); each run makes its own database in it. */
 export const POSTGRES_ADMIN_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test'

@@ -1,0 +1,44 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { HttpError } from './http-error.js'
+import { defaultMessageFor } from './messages.js'
+
+/** Headers a request may carry at most once (decisions: "Everything else"). */
+const SINGLE_HEADERS = new Set(['host', 'authorization'])
+
+/**
+ * How many times each of {@link SINGLE_HEADERS} occurs in `rawHeaders` (Node's flat
+ * `[name, value, name, value, …]` list, names as sent). Node keeps only the first `Host` and
+ * the first `Authorization` in `request.headers`, so a duplicate is only visible here.
+ */
+function repeatsSingleHeader(rawHeaders: readonly string[]): boolean {
+  const seen = new Set<string>()
+  for (let at = 0; at < rawHeaders.length; at += 2) {
+    const name = rawHeaders[at]!.toLowerCase()
+    if (!SINGLE_HEADERS.has(name)) continue
+    if (seen.has(name)) return true
+    seen.add(name)
+  }
+  return false
+}
+
+/**
+ * The `onRequest` hook, first of all, that refuses a request whose `Host` or `Authorization`
+ * header is missing or repeated where HTTP forbids it, with 400 `Bad request` in the envelope,
+ * and closes the connection:
+ * - an HTTP/1.1 request without `Host` (RFC 9112 section 3.2);
+ * - more than one `Host` (RFC 9112 section 3.2) or more than one `Authorization` header
+ *   (decisions: "Everything else": a second credential is never silently ignored).
+ * It runs before authentication, so such a request gets 400 with or without a valid token.
+ *
+ * Node's own `Host` check (`requireHostHeader`) answers with a bare 400 and no body, outside the
+ * envelope, so the server turns it off and this hook does the check instead.
+ *
+ * @throws {HttpError} 400 `Bad request` in the cases above.
+ */
+export async function requireSingleHost(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const missingHost = request.raw.httpVersion === '1.1' && request.headers.host === undefined
+  if (missingHost || repeatsSingleHeader(request.raw.rawHeaders)) {
+    reply.header('connection', 'close')
+    throw new HttpError(400, defaultMessageFor[400]!)
+  }
+}

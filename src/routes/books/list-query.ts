@@ -1,0 +1,147 @@
+import Type, { type Static } from 'typebox'
+import { HttpError } from '../../http/http-error.js'
+import { Messages } from '../../http/messages.js'
+import type { Book } from '../../book/schema.js'
+import type { BookQuery, BookStore, SortField } from '../../storage/book-store.js'
+import { decodeCursor, encodeCursor } from '../../storage/cursor.js'
+
+/** Largest page `limit` accepts. */
+export const MAX_PAGE_SIZE = 1000
+
+/** The `limit` values: 1 to {@link MAX_PAGE_SIZE} (1000) in decimal, without leading zeros. */
+const LIMIT_PATTERN = '^([1-9][0-9]{0,2}|1000)$'
+const YEAR_PATTERN = '^-?[0-9]{1,4}$'
+const yearParameter = (description: string) => Type.Optional(Type.String({ pattern: YEAR_PATTERN, description }))
+const textParameter = (description: string) => Type.Optional(Type.String({ maxLength: 500, description }))
+
+/**
+ * The optional query parameters of `GET /books` (README "Large collections and concurrent edits"), as they arrive: strings, validated by
+ * pattern (Ajv's type coercion is off), so the route answers 400 `Invalid input` for a bad value,
+ * after authentication. A parameter given twice arrives as an array and is invalid too. Unknown
+ * parameters are ignored. {@link parseListParameters} turns them into a {@link BookQuery}.
+ */
+export const ListParameters = Type.Object(
+  {
+    limit: Type.Optional(
+      // Exactly 1 to 1000 (issue 13: the document gives the real bounds), written without leading zeros.
+      Type.String({ pattern: LIMIT_PATTERN, description: `Page size, 1 to ${MAX_PAGE_SIZE}. Turns on the Link header.` })
+    ),
+    after: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 4096,
+        description:
+          'Start after this position: a book id when sorting by id (books with a greater id, or a smaller one ' +
+          'for -id); for the other sorts the opaque cursor of the Link header.'
+      })
+    ),
+    title: textParameter('Books whose title contains this text, ignoring case.'),
+    author: textParameter('Books whose author contains this text, ignoring case.'),
+    year: yearParameter('Books of exactly this year.'),
+    year_min: yearParameter('Books of this year or later.'),
+    year_max: yearParameter('Books of this year or earlier.'),
+    sort: Type.Optional(
+      Type.String({
+        pattern: '^-?(id|title|author|year)$',
+        description: 'id (default), title, author or year; a leading - sorts descending. Ties are ordered by id.'
+      })
+    ),
+    count: Type.Optional(Type.String({ pattern: '^(true|false)$', description: 'true adds the X-Total-Count header.' }))
+  },
+  { additionalProperties: true }
+)
+export type ListParameters = Static<typeof ListParameters>
+
+/** The names of {@link ListParameters}, in the order the Link header writes them. */
+const PARAMETER_NAMES = ['title', 'author', 'year', 'year_min', 'year_max', 'sort', 'count', 'limit'] as const
+
+/** A parsed list request: the store query, the page size asked for, and whether to count. */
+export interface ListRequest {
+  query: BookQuery
+  /** The client's `limit`; the store is asked for one more to know whether a next page exists. */
+  limit?: number
+  count: boolean
+  /** The parameters as the client sent them (known ones only), to build the next page's URL. */
+  parameters: ListParameters
+}
+
+const invalidInput = () => new HttpError(400, Messages.invalidInput)
+
+/**
+ * Turns the validated query parameters of `GET /books` into a store query.
+ *
+ * @returns undefined when no list parameter is present: the plain contract list (all books, by id).
+ * @throws HttpError 400 `Invalid input` for values the patterns cannot rule out: `limit` outside
+ *   1..1000, an `after` that is not an id (id sorts) or not a cursor of this sort (other sorts).
+ */
+export function parseListParameters(raw: ListParameters): ListRequest | undefined {
+  const parameters: ListParameters = {}
+  for (const name of [...PARAMETER_NAMES, 'after'] as const) {
+    if (raw[name] !== undefined) parameters[name] = raw[name]
+  }
+  if (Object.keys(parameters).length === 0) return undefined
+
+  const sort = parameters.sort ?? 'id'
+  const field = sort.replace(/^-/, '') as SortField
+  const query: BookQuery = { sort: field, descending: sort.startsWith('-') }
+  if (parameters.title !== undefined) query.title = parameters.title
+  if (parameters.author !== undefined) query.author = parameters.author
+  if (parameters.year !== undefined) query.year = Number(parameters.year)
+  if (parameters.year_min !== undefined) query.yearMin = Number(parameters.year_min)
+  if (parameters.year_max !== undefined) query.yearMax = Number(parameters.year_max)
+
+  let limit: number | undefined
+  if (parameters.limit !== undefined) {
+    limit = Number(parameters.limit)
+    if (limit < 1 || limit > MAX_PAGE_SIZE) throw invalidInput()
+  }
+  if (parameters.after !== undefined) {
+    if (field === 'id') {
+      if (!/^[0-9]{1,16}$/.test(parameters.after)) throw invalidInput()
+      const id = Number(parameters.after)
+      if (id > Number.MAX_SAFE_INTEGER) throw invalidInput()
+      query.after = { key: id, id }
+    } else {
+      const cursor = decodeCursor(parameters.after, sort, field)
+      if (!cursor) throw invalidInput()
+      query.after = cursor
+    }
+  }
+  return { query, limit, count: parameters.count === 'true', parameters }
+}
+
+/** One answer of a list request: the page, the next page's URL when more follow, the total when asked. */
+export interface ListPage {
+  books: Book[]
+  /** Relative URL (`/books?…`) of the next page: only when `limit` was given and more books follow. */
+  next?: string
+  /** How many books match the filters (ignoring `limit` and `after`): only when `count=true`. */
+  total?: number
+}
+
+/**
+ * Reads one page of books for `request` from `store` (README "Large collections and concurrent edits"):
+ * asks for `limit + 1` books so that the extra one tells whether a next page exists, without
+ * counting. The next URL keeps the client's parameters and sets `after` to the last book's position.
+ */
+export async function readListPage(store: BookStore, request: ListRequest): Promise<ListPage> {
+  const { query, limit, parameters } = request
+  const books: Book[] = []
+  for await (const book of store.list(limit === undefined ? query : { ...query, limit: limit + 1 })) books.push(book)
+  const page: ListPage = { books }
+  if (limit !== undefined && books.length > limit) {
+    books.length = limit
+    const last = books[limit - 1]!
+    const sort = parameters.sort ?? 'id'
+    const field = query.sort ?? 'id'
+    const next = new URLSearchParams()
+    for (const name of PARAMETER_NAMES) {
+      const value = parameters[name]
+      if (value !== undefined) next.set(name, value)
+    }
+    next.set('after', field === 'id' ? String(last.id) : encodeCursor(sort, field, last))
+    page.next = `/books?${next.toString()}`
+  }
+  if (request.count) page.total = await store.count(query)
+  return page
+}

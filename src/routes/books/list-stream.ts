@@ -1,0 +1,145 @@
+import { PassThrough, type Readable } from 'node:stream'
+import { envelopeHead } from '../../http/envelope.js'
+import { Messages } from '../../http/messages.js'
+import type { Book } from '../../book/schema.js'
+
+/** Characters gathered before a piece of the list is handed to the sockets (about 64 KiB). */
+const PIECE_CHARS = 64 * 1024
+
+const HEAD = envelopeHead(200, Messages.listed) + '['
+const TAIL = ']}'
+
+/**
+ * One book as JSON, exactly as the response schema serializes it: the four fields of the Book
+ * schema in its order, nothing else (a store row with more columns never leaks them).
+ */
+export function bookJson(book: Book): string {
+  return `{"id":${book.id},"title":${JSON.stringify(book.title)},"author":${JSON.stringify(book.author)},"year":${book.year}}`
+}
+
+/** The body of GET /books for one request: the whole text, or a stream of it. */
+export type ListBody = string | Readable
+
+interface Waiter {
+  resolve: (body: ListBody) => void
+  reject: (error: unknown) => void
+}
+
+/** Resolves when `stream` can take more, or is closed (its client went away). */
+function writable(stream: PassThrough): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      stream.off('drain', done)
+      stream.off('close', done)
+      resolve()
+    }
+    stream.on('drain', done)
+    stream.on('close', done)
+  })
+}
+
+/**
+ * Reads the list once and answers every waiter of the batch with it. A list that fits in one
+ * piece is answered as a string; a longer one as one stream per waiter, fed piece by piece as
+ * fast as the slowest of them takes it, so only about one page is in memory whatever the size.
+ */
+async function readForBatch(books: AsyncIterable<Book>, waiters: Waiter[]): Promise<void> {
+  const iterator = books[Symbol.asyncIterator]()
+  let text = HEAD
+  let first = true
+  try {
+    for (;;) {
+      const next = await iterator.next()
+      if (next.done) {
+        const body = text + TAIL
+        for (const waiter of waiters) waiter.resolve(body)
+        return
+      }
+      text += (first ? '' : ',') + bookJson(next.value)
+      first = false
+      if (text.length >= PIECE_CHARS) break
+    }
+  } catch (error) {
+    // Nothing sent yet: every request of the batch gets the error response (e.g. 503).
+    for (const waiter of waiters) waiter.reject(error)
+    return
+  }
+
+  const streams = waiters.map(() => new PassThrough({ highWaterMark: 256 * 1024 }))
+  waiters.forEach((waiter, index) => waiter.resolve(streams[index]!))
+  const send = async (piece: string): Promise<boolean> => {
+    const chunk = Buffer.from(piece)
+    const open = streams.filter((stream) => !stream.destroyed)
+    const full = open.filter((stream) => !stream.write(chunk))
+    await Promise.all(full.map(writable))
+    return open.length > 0
+  }
+  try {
+    if (!(await send(text))) return void (await iterator.return?.())
+    text = ''
+    for (;;) {
+      const next = await iterator.next()
+      if (next.done) break
+      text += ',' + bookJson(next.value)
+      if (text.length >= PIECE_CHARS) {
+        if (!(await send(text))) return void (await iterator.return?.())
+        text = ''
+      }
+    }
+    await send(text + TAIL)
+    for (const stream of streams) stream.end()
+  } catch (error) {
+    // The 200 has started: all that can be done is to abort the responses (the log has it).
+    for (const stream of streams) stream.destroy(error as Error)
+  }
+}
+
+/** Longest a batch waits for the read in progress to finish before starting its own, in ms. */
+const MAX_BATCH_WAIT_MS = 50
+
+/**
+ * Makes the body maker of GET /books (spec: "List books"): `{"status":200,"message":"Books
+ * retrieved successfully","data":[…every book, id ascending…]}`, byte for byte what serializing
+ * the whole envelope would give, but never held in memory whole (streamed when over ~64 KiB).
+ *
+ * Concurrent GET /books requests share reads of the store. A request joins the batch that is
+ * waiting to start; a batch starts on the next event-loop turn when no read is in progress, else
+ * when the read in progress has handed out its last piece, or after 50 ms at most (so a slow
+ * client never holds up the others for longer). Every read starts after all of its requests
+ * arrived, so each still sees every write acknowledged before it came in; under load one read
+ * serves dozens of requests.
+ *
+ * The first piece is read before a request is answered, so a storage failure there still
+ * becomes an error response (503); a failure after the 200 started aborts the connection.
+ *
+ * @param list the store's `list()`, called once per batch.
+ * @returns `body()`, resolving with the body of one request.
+ */
+export function sharedList(list: () => AsyncIterable<Book>): () => Promise<ListBody> {
+  let batch: Waiter[] | undefined
+  let reading = 0
+  let timer: NodeJS.Timeout | undefined
+  const start = () => {
+    clearTimeout(timer)
+    timer = undefined
+    const waiters = batch
+    batch = undefined
+    if (!waiters) return
+    reading++
+    const finished = () => {
+      reading--
+      if (batch && reading === 0) start()
+    }
+    // readForBatch() settles every waiter itself and never rejects; both paths just count it done.
+    readForBatch(list(), waiters).then(finished, finished)
+  }
+  return () =>
+    new Promise<ListBody>((resolve, reject) => {
+      if (batch === undefined) {
+        batch = []
+        if (reading === 0) setImmediate(start)
+        else timer = setTimeout(start, MAX_BATCH_WAIT_MS)
+      }
+      batch.push({ resolve, reject })
+    })
+}

@@ -1,0 +1,74 @@
+import type { FastifyRequest } from 'fastify'
+import { assertValidBody } from '../../http/json-body.js'
+import { HttpError } from '../../http/http-error.js'
+import { Messages } from '../../http/messages.js'
+import type { BookStore, VersionedBook } from '../../storage/book-store.js'
+import { bookETag, ifMatchHolds } from './etag.js'
+
+/**
+ * Parses the `{id}` path segment (decisions: "Ids"): decimal digits with a value in 1 .. 2^53-1.
+ *
+ * @returns the id, or undefined for anything else (`abc`, `-1`, `0`, `1.5`, `1e3`, too large).
+ */
+export function parseBookId(raw: string): number | undefined {
+  if (!/^[0-9]{1,16}$/.test(raw)) return undefined
+  const id = Number(raw)
+  return id >= 1 && id <= Number.MAX_SAFE_INTEGER ? id : undefined
+}
+
+/** 404 `Book not found`. */
+export const bookNotFound = () => new HttpError(404, Messages.bookNotFound)
+/** 412 `Precondition failed`. */
+const preconditionFailed = () => new HttpError(412, Messages.preconditionFailed)
+
+/** What a PUT or DELETE writes to, once its checks passed. */
+export interface WriteTarget {
+  id: number
+  /**
+   * The version the `If-Match` tag named: the write must be conditional on it (compared and
+   * written in one statement). Undefined without `If-Match` or with `If-Match: *`.
+   */
+  version?: number
+}
+
+/** The request a write route receives: the `{id}` parameter and the headers. */
+type WriteRequest = FastifyRequest<{ Params: { id: string } }>
+
+/**
+ * The load-for-write step of `PUT /book/{id}` and `DELETE /book/{id}`, in the contract's order
+ * (README "Concurrent edits"; the token was checked before, 401):
+ * 1. the book exists, else 404 `Book not found` (an id that is not one is a missing book);
+ * 2. `If-Match` names its current `ETag` (or is `*`), else 412 `Precondition failed`;
+ * 3. with `checkBody` (PUT), the body is valid, else 400 `Invalid input`.
+ * The book is read only when a check needs it (a DELETE without a tag lets the write tell 404).
+ *
+ * @returns the id, and the version to write conditionally on when a tag was given.
+ * @throws HttpError 404, 412 or 400 as above.
+ */
+export async function loadForWrite(store: BookStore, request: WriteRequest, checkBody: boolean): Promise<WriteTarget> {
+  const id = parseBookId(request.params.id)
+  if (id === undefined) throw bookNotFound()
+  const header = request.headers['if-match']
+  const ifMatch = header === undefined ? undefined : String(header)
+  const conditional = ifMatch !== undefined && ifMatch.trim() !== '*'
+  let current: VersionedBook | undefined
+  if (checkBody || conditional) {
+    current = await store.get(id)
+    if (!current) throw bookNotFound()
+    if (conditional && !ifMatchHolds(ifMatch, bookETag(current))) throw preconditionFailed()
+  }
+  if (checkBody) assertValidBody(request)
+  return { id, version: conditional ? current!.version : undefined }
+}
+
+/**
+ * The answer of a write made after {@link loadForWrite}: the book (or true) when it was written;
+ * 404 when the book was deleted since the load, 412 when it changed since the load.
+ *
+ * @throws HttpError 404 for `'missing'`, `undefined` or `false`; 412 for `'stale'`.
+ */
+export function written<T>(outcome: T | 'missing' | 'stale' | undefined | false): T {
+  if (outcome === undefined || outcome === false || outcome === 'missing') throw bookNotFound()
+  if (outcome === 'stale') throw preconditionFailed()
+  return outcome
+}

@@ -1,0 +1,145 @@
+import {
+  DummyDriver,
+  Kysely,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+  sql,
+  type ExpressionBuilder
+} from 'kysely'
+import type { BookFilter, BookQuery, SortField } from './book-store.js'
+import { foldText } from './fold.js'
+import type { Engine } from './migrations.js'
+
+/** The `books` table as the list queries see it (migrations 0001 and 0002). */
+interface BooksTable {
+  id: number
+  title: string
+  author: string
+  year: number
+  version: number
+  title_folded: string
+  author_folded: string
+}
+interface Database {
+  books: BooksTable
+}
+
+/** One statement ready for the engine's driver: SQL text with placeholders, and their values. */
+export interface Statement {
+  sql: string
+  parameters: readonly unknown[]
+}
+
+/**
+ * Kysely used only to write SQL (no connection): each engine's store runs the compiled text on
+ * its own driver, so the list queries are built once for both engines.
+ */
+const builders: Record<Engine, Kysely<Database>> = {
+  sqlite: new Kysely<Database>({
+    dialect: {
+      createAdapter: () => new SqliteAdapter(),
+      createDriver: () => new DummyDriver(),
+      createIntrospector: (db) => new SqliteIntrospector(db),
+      createQueryCompiler: () => new SqliteQueryCompiler()
+    }
+  }),
+  postgres: new Kysely<Database>({
+    dialect: {
+      createAdapter: () => new PostgresAdapter(),
+      createDriver: () => new DummyDriver(),
+      createIntrospector: (db) => new PostgresIntrospector(db),
+      createQueryCompiler: () => new PostgresQueryCompiler()
+    }
+  })
+}
+
+/** The column each sort orders by (then by id). */
+const SORT_COLUMNS = {
+  id: 'id',
+  title: 'title_folded',
+  author: 'author_folded',
+  year: 'year'
+} as const satisfies Record<SortField, keyof BooksTable>
+
+/** The LIKE pattern "contains `term`": its `%`, `_` and `!` escaped for `LIKE … ESCAPE '!'`. */
+function likeContaining(term: string): string {
+  return `%${term.replace(/[!%_]/g, (character) => `!${character}`)}%`
+}
+
+/** The WHERE conditions of `filter` (all must hold; none: always true). */
+function filters(eb: ExpressionBuilder<Database, 'books'>, filter: BookFilter) {
+  // Both sides are folded (the terms here, the columns when stored), so a plain (case-sensitive on PostgreSQL) LIKE matches the same way on
+  // both engines. On PostgreSQL the folded columns use the "C" collation and have trigram indexes.
+  const containing = (column: 'title_folded' | 'author_folded', term: string) =>
+    sql<boolean>`${sql.ref(column)} LIKE ${likeContaining(term)} ESCAPE '!'`
+  const conditions = []
+  if (filter.title !== undefined) conditions.push(containing('title_folded', foldText(filter.title)))
+  if (filter.author !== undefined) conditions.push(containing('author_folded', foldText(filter.author)))
+  if (filter.year !== undefined) conditions.push(eb('year', '=', filter.year))
+  if (filter.yearMin !== undefined) conditions.push(eb('year', '>=', filter.yearMin))
+  if (filter.yearMax !== undefined) conditions.push(eb('year', '<=', filter.yearMax))
+  return eb.and(conditions)
+}
+
+/**
+ * For a year sort with a cursor, drops whichever of the year bound and the cursor is implied by
+ * the other, so the `(year, id)` index is entered at the cursor itself: SQLite seeks on one lower
+ * bound only, and would otherwise walk from `year_min` to the cursor (O(depth), not O(page)).
+ */
+function yearKeyset(query: BookQuery): { filter: BookFilter; after: BookQuery['after'] } {
+  const { after } = query
+  if (query.sort !== 'year' || !after) return { filter: query, after }
+  const key = after.key as number
+  const filter: BookFilter = { ...query }
+  const bound = query.descending ? 'yearMax' : 'yearMin'
+  const bounded = filter[bound]
+  if (bounded !== undefined) {
+    // Ascending: rows past (key, id) all have year >= key; if key < year_min, year >= year_min implies the cursor.
+    const cursorImplied = query.descending ? key > bounded : key < bounded
+    if (cursorImplied) return { filter, after: undefined }
+    delete filter[bound]
+  }
+  return { filter, after }
+}
+
+/**
+ * The SELECT of `BookStore.list` for `query` on `engine`: filtered, ordered by the sort
+ * column then id (both ascending or both descending), keyset-started after `query.after` with one
+ * row-value comparison `(column, id) > (key, id)` that the `(column, id)` index answers, so a page
+ * costs O(limit) at any depth. Selects id, title, author, year.
+ */
+export function listStatement(engine: Engine, query: BookQuery): Statement {
+  const column = SORT_COLUMNS[query.sort ?? 'id']
+  const direction = query.descending ? 'desc' : 'asc'
+  const { filter, after } = yearKeyset(query)
+  let select = builders[engine]
+    .selectFrom('books')
+    .select(['id', 'title', 'author', 'year'])
+    .where((eb) => filters(eb, filter))
+  if (after) {
+    const past = query.descending ? '<' : '>'
+    select =
+      column === 'id'
+        ? select.where('id', past, after.id)
+        : select.where((eb) => eb(eb.refTuple(column, 'id'), past, eb.tuple(after.key as never, after.id)))
+  }
+  if (column !== 'id') select = select.orderBy(column, direction)
+  select = select.orderBy('id', direction)
+  if (query.limit !== undefined) select = select.limit(query.limit)
+  const { sql: text, parameters } = select.compile()
+  return { sql: text, parameters }
+}
+
+/** The `SELECT count(*)` of `BookStore.count` for `filter` on `engine`, as column `total`. */
+export function countStatement(engine: Engine, filter: BookFilter): Statement {
+  const { sql: text, parameters } = builders[engine]
+    .selectFrom('books')
+    .select((eb) => eb.fn.countAll<number>().as('total'))
+    .where((eb) => filters(eb, filter))
+    .compile()
+  return { sql: text, parameters }
+}

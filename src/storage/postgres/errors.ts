@@ -1,0 +1,33 @@
+import { StorageUnavailableError } from '../book-store.js'
+
+/** Node and PostgreSQL error codes that mean "the database cannot be reached right now". */
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'EAI_AGAIN',
+  '57P01', // admin_shutdown
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now
+  '53300' // too_many_connections
+])
+
+/**
+ * node-postgres errors without a code that mean the connection is gone or never came: the socket
+ * closed ("Connection terminated unexpectedly"), the connect or pool-wait timeout, a client whose
+ * connection already failed, and the per-query read timeout.
+ */
+const UNREACHABLE_MESSAGES =
+  /Connection terminated|timeout exceeded when trying to connect|connect ECONNREFUSED|not queryable|Query read timeout/i
+
+/** True when `error` says the database is unreachable (as opposed to a bug or a bad query). */
+export function isUnreachable(error: unknown): boolean {
+  const { code, message } = error as { code?: string; message?: string }
+  if (code && (UNREACHABLE_CODES.has(code) || code.startsWith('08'))) return true
+  return UNREACHABLE_MESSAGES.test(message ?? '')
+}
+
+/**
+ * The error a failed query is reported as: {@link StorageUnavailableError} (answered 503) when
+ * the database is unreachable, the error itself otherwise (answered 500, logged).
+ */
+export function classified(error: unknown): unknown {
+  return isUnreachable(error) ? new StorageUnavailableError('PostgreSQL is unreachable', { cause: error }) : error
+}

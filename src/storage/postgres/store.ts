@@ -1,0 +1,111 @@
+import type pg from 'pg'
+import type { Book, BookInput, BookPatch } from '../../book/schema.js'
+import type { BookFilter, BookQuery, BookStore, VersionedBook } from '../book-store.js'
+import { patchValues } from '../book-sql.js'
+import { pagesById } from '../list-pages.js'
+import { countStatement, listStatement } from '../list-sql.js'
+import { PostgresAccountStore } from './accounts.js'
+import { QUERY_TIMEOUT_MS, openPool, type PostgresOptions } from './connection.js'
+import { GroupInsert } from './group-insert.js'
+import { STATEMENTS, statementRunner } from './statements.js'
+
+export { CONNECT_TIMEOUT_MS, QUERY_TIMEOUT_MS, type PostgresOptions } from './connection.js'
+
+/**
+ * The PostgreSQL {@link BookStore} (node-postgres pool, parameterised named statements:
+ * statements.ts). Ids come from a `BIGINT GENERATED ALWAYS AS IDENTITY` column, so they ascend
+ * and are never reused. Each write is one statement, so it is atomic and durable once PostgreSQL
+ * commits it; creates are gathered into group inserts (group-insert.ts); a partial update is a
+ * single `UPDATE … SET col = COALESCE($n, col)`, so concurrent updates of different fields all
+ * survive, and an update racing a delete never resurrects the row.
+ */
+export class PostgresBookStore implements BookStore {
+  readonly accounts: PostgresAccountStore
+  private closed: Promise<void> | undefined
+  private readonly query
+  private readonly inserts
+
+  private constructor(
+    private readonly pool: pg.Pool,
+    queryTimeoutMs: number
+  ) {
+    this.query = statementRunner(pool, queryTimeoutMs)
+    this.inserts = new GroupInsert(this.query)
+    this.accounts = new PostgresAccountStore(pool, queryTimeoutMs)
+  }
+
+  /**
+   * Connects to `url` and applies pending migrations, retrying while the database is unreachable
+   * (connection.ts: `openPool`).
+   *
+   * @throws the last connection error once the start-up time is up, or a migration error at once.
+   */
+  static async open(url: string, options: PostgresOptions): Promise<PostgresBookStore> {
+    return new PostgresBookStore(await openPool(url, options), options.queryTimeoutMs ?? QUERY_TIMEOUT_MS)
+  }
+
+  /** Stored by the next group insert (group-insert.ts), with the other creates of this event-loop turn. */
+  create(input: BookInput): Promise<Book> {
+    return this.inserts.create(input)
+  }
+
+  async *list(query?: BookQuery): AsyncIterable<Book> {
+    if (query) {
+      const { sql, parameters } = listStatement('postgres', query)
+      yield* await this.query<Book>({ text: sql }, [...parameters])
+      return
+    }
+    for await (const page of pagesById((after, size) => this.query<Book>(STATEMENTS.page, [after, size]))) yield* page
+  }
+
+  async count(filter: BookFilter): Promise<number> {
+    const { sql, parameters } = countStatement('postgres', filter)
+    const rows = await this.query<{ total: number }>({ text: sql }, [...parameters])
+    return rows[0]!.total
+  }
+
+  async get(id: number): Promise<VersionedBook | undefined> {
+    return (await this.query<VersionedBook>(STATEMENTS.get, [id]))[0]
+  }
+
+  async update(id: number, patch: BookPatch): Promise<VersionedBook | undefined> {
+    return (await this.query<VersionedBook>(STATEMENTS.update, [...patchValues(patch), id]))[0]
+  }
+
+  /**
+   * One `UPDATE … WHERE id = $6 AND version = $7`: PostgreSQL locks the row, and a concurrent
+   * update that committed first makes the condition false, so exactly one of two racing
+   * conditional updates of the same version succeeds.
+   */
+  async updateIfVersion(id: number, version: number, patch: BookPatch): Promise<VersionedBook | 'missing' | 'stale'> {
+    const rows = await this.query<VersionedBook>(STATEMENTS.updateIfVersion, [...patchValues(patch), id, version])
+    return rows[0] ?? this.missingOrStale(id)
+  }
+
+  async deleteIfVersion(id: number, version: number): Promise<'deleted' | 'missing' | 'stale'> {
+    const rows = await this.query(STATEMENTS.deleteIfVersion, [id, version])
+    return rows.length > 0 ? 'deleted' : this.missingOrStale(id)
+  }
+
+  async delete(id: number): Promise<boolean> {
+    return (await this.query(STATEMENTS.delete, [id])).length > 0
+  }
+
+  async ping(): Promise<void> {
+    await this.query(STATEMENTS.ping, [])
+  }
+
+  /**
+   * Drains the pool: waits for queries in flight, then closes every connection. Safe to call
+   * more than once (node-postgres throws on a second `end()`).
+   */
+  async close(): Promise<void> {
+    this.closed ??= this.pool.end()
+    await this.closed
+  }
+
+  /** Why a conditional write changed nothing: the book is gone, or its version moved on. */
+  private async missingOrStale(id: number): Promise<'missing' | 'stale'> {
+    return (await this.query(STATEMENTS.exists, [id])).length > 0 ? 'stale' : 'missing'
+  }
+}

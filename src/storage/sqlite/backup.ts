@@ -1,0 +1,184 @@
+import { closeSync, existsSync, fsyncSync, linkSync, openSync, renameSync, rmSync } from 'node:fs'
+import { basename, dirname, join } from 'node:path'
+import Database from 'better-sqlite3'
+import { MIGRATION_NAMES } from '../migrations.js'
+import { BUSY_TIMEOUT_MS, migrateConnection } from './connection.js'
+
+/** A backup that cannot be used, or a database that cannot be replaced now: one line for the operator. */
+export class BackupError extends Error {
+  override name = 'BackupError'
+}
+
+/** A temporary name beside `path` (same folder, so a rename moves it into place atomically). */
+export function temporaryName(path: string): string {
+  return join(dirname(path), `.${basename(path)}.${process.pid}.tmp`)
+}
+
+/** Flushes the file (or folder) at `path` to disk. */
+export function syncPath(path: string): void {
+  const fd = openSync(path, 'r')
+  try {
+    fsyncSync(fd)
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/**
+ * Opens the SQLite file at `path` read-only and checks it is a book-service database that this
+ * version can serve: `PRAGMA integrity_check` answers `ok`, and every migration it records is
+ * one this version knows (pending ones are applied when it is restored).
+ *
+ * @returns how many books it holds.
+ * @throws {BackupError} naming what is wrong.
+ */
+export function checkDatabaseFile(path: string): number {
+  let db: Database.Database
+  try {
+    db = new Database(path, { readonly: true, fileMustExist: true })
+  } catch (error) {
+    throw new BackupError(`cannot open ${path}: ${(error as Error).message}`)
+  }
+  try {
+    const integrity = db.pragma('integrity_check', { simple: true }) as string
+    if (integrity !== 'ok') throw new BackupError(`${path} fails PRAGMA integrity_check: ${integrity}`)
+    const hasHistory = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'kysely_migration'").get()
+    if (!hasHistory) throw new BackupError(`${path} is not a book-service database (no migration history)`)
+    const unknown = (db.prepare('SELECT name FROM kysely_migration').pluck().all() as string[]).filter(
+      (name) => !MIGRATION_NAMES.includes(name)
+    )
+    if (unknown.length > 0) {
+      throw new BackupError(`${path} was made by a newer book-service (unknown migrations: ${unknown.join(', ')})`)
+    }
+    return db.prepare('SELECT count(*) FROM books').pluck().get() as number
+  } catch (error) {
+    if (error instanceof BackupError) throw error
+    throw new BackupError(`${path} is not a usable database: ${(error as Error).message}`)
+  } finally {
+    db.close()
+  }
+}
+
+/**
+ * `book-service backup` on SQLite (issue 14): a consistent snapshot of the database at
+ * `databasePath` written to `file`, while a service may be running and writing.
+ *
+ * The snapshot is SQLite's `VACUUM INTO`: one read transaction, so it holds exactly the writes
+ * committed when it began (every write acknowledged before the command started); in WAL mode a
+ * reader never blocks the writer, so the service's group commits go on meanwhile. It is written
+ * to a temporary name beside `file` (mode 0600), passes `PRAGMA integrity_check`, is synced,
+ * then renamed into place (an existing `file` is replaced only then).
+ *
+ * @returns how many books the backup holds.
+ * @throws {BackupError} when there is no database, or the snapshot fails its checks (nothing is left behind).
+ */
+export function backupSqlite(databasePath: string, file: string): number {
+  if (!existsSync(databasePath)) throw new BackupError(`no database at ${databasePath} (DATABASE_URL)`)
+  const temporary = temporaryName(file)
+  const db = new Database(databasePath, { fileMustExist: true })
+  try {
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
+    closeSync(openSync(temporary, 'wx', 0o600)) // VACUUM INTO accepts an empty file: ours, private
+    db.prepare('VACUUM INTO ?').run(temporary)
+    const books = checkDatabaseFile(temporary)
+    syncPath(temporary)
+    renameSync(temporary, file)
+    syncPath(dirname(file))
+    return books
+  } catch (error) {
+    rmSync(temporary, { force: true })
+    throw error
+  } finally {
+    db.close()
+  }
+}
+
+/**
+ * Moves the id sequence of the database file `copy` up to that of the `current` connection's,
+ * so a restored database never hands out an id the replaced one already had (decisions: "Ids").
+ */
+function carryIdSequence(current: Database.Database, copy: string): void {
+  const used = current.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'books'").pluck().get() as number | undefined
+  if (used === undefined) return
+  const db = new Database(copy)
+  try {
+    db.prepare("UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = 'books'").run(used)
+    db.prepare("INSERT INTO sqlite_sequence (name, seq) SELECT 'books', ? WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'books')").run(used)
+  } finally {
+    db.close()
+  }
+}
+
+/** What {@link restoreSqlite} did. */
+export interface RestoreOutcome {
+  /** Books in the restored database. */
+  books: number
+  /** Where the replaced database was kept (undefined when there was none). */
+  previous: string | undefined
+}
+
+/**
+ * `book-service restore` on SQLite (issue 14): replaces the database at `databasePath` with the
+ * backup `file`.
+ *
+ * Order: check the backup ({@link checkDatabaseFile}); copy it beside the database under a
+ * temporary name with SQLite's backup API and apply pending migrations to the copy; then make
+ * sure no service holds the database: switching it out of WAL mode needs every other connection
+ * closed, so while a service has it open SQLite answers "database is locked" and the restore
+ * stops, changing nothing. Holding an exclusive lock meanwhile (a service starting now waits),
+ * it carries the id sequence over (so ids handed out after the backup are never handed out
+ * again), keeps the current database beside it as `<name>.before-restore-<time>` (a hard link),
+ * then renames the copy into place.
+ *
+ * @returns the books restored and where the old database is kept.
+ * @throws {BackupError} when the backup is unusable or a service holds the database.
+ */
+export async function restoreSqlite(databasePath: string, file: string): Promise<RestoreOutcome> {
+  const books = checkDatabaseFile(file)
+  const temporary = temporaryName(databasePath)
+  const source = new Database(file, { readonly: true, fileMustExist: true })
+  let current: Database.Database | undefined
+  try {
+    closeSync(openSync(temporary, 'wx', 0o600))
+    await source.backup(temporary)
+    const copy = new Database(temporary)
+    try {
+      await migrateConnection(copy)
+    } finally {
+      copy.close()
+    }
+    let previous: string | undefined
+    if (existsSync(databasePath)) {
+      current = new Database(databasePath, { fileMustExist: true })
+      try {
+        current.pragma('busy_timeout = 0')
+        // Leaving WAL mode needs every other connection closed: the running-service check. It
+        // also folds the -wal file into the database file, so the kept copy is complete.
+        current.pragma('journal_mode = DELETE')
+        current.exec('BEGIN EXCLUSIVE')
+      } catch (error) {
+        if ((error as { code?: string }).code?.startsWith('SQLITE_BUSY')) {
+          throw new BackupError(
+            `${databasePath} is in use: a running book-service (or another program) has it open; stop it, then restore`
+          )
+        }
+        throw error
+      }
+      carryIdSequence(current, temporary)
+      previous = `${databasePath}.before-restore-${new Date().toISOString().replace(/[:.]/g, '-')}`
+      linkSync(databasePath, previous)
+    }
+    syncPath(temporary)
+    renameSync(temporary, databasePath)
+    syncPath(dirname(databasePath))
+    return { books, previous }
+  } catch (error) {
+    rmSync(temporary, { force: true })
+    throw error
+  } finally {
+    source.close()
+    if (current?.inTransaction) current.exec('ROLLBACK')
+    current?.close()
+  }
+}
+

@@ -1,0 +1,45 @@
+import Database from 'better-sqlite3'
+import { isUpToDate, migrateToLatest } from '../migrations.js'
+
+/** How long a connection waits for another one's write lock before failing `SQLITE_BUSY`, in ms. */
+export const BUSY_TIMEOUT_MS = 5000
+
+/**
+ * Opens a connection to the SQLite database at `path` with the pragmas every connection of the
+ * service uses (the one place they are set): WAL journal (readers never block the writer),
+ * `synchronous=FULL` (a commit is on disk when it returns: decisions "Durability"), and a
+ * {@link BUSY_TIMEOUT_MS} busy timeout. Used by the store, its writer thread and the transfers.
+ *
+ * @param options.fileMustExist fail when there is no database file instead of creating it.
+ * @throws when the file cannot be opened or is not a database.
+ */
+export function openConnection(path: string, options: { fileMustExist?: boolean } = {}): Database.Database {
+  const db = new Database(path, { fileMustExist: options.fileMustExist ?? false })
+  try {
+    db.pragma('journal_mode = WAL')
+    db.pragma('synchronous = FULL')
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
+    return db
+  } catch (error) {
+    db.close()
+    throw error
+  }
+}
+
+/** The migrations recorded as applied in `db` (none when the history table does not exist yet). */
+function appliedMigrations(db: Database.Database): string[] {
+  const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'kysely_migration'").get()
+  return table === undefined ? [] : (db.prepare('SELECT name FROM kysely_migration').pluck().all() as string[])
+}
+
+/**
+ * Applies the pending migrations to `db`. Kysely is loaded only when there is something to
+ * migrate (it costs ~100 ms of start-up).
+ *
+ * @throws when a migration fails (it is rolled back).
+ */
+export async function migrateConnection(db: Database.Database): Promise<void> {
+  if (isUpToDate(appliedMigrations(db))) return
+  const { Kysely, SqliteDialect } = await import('kysely')
+  await migrateToLatest(new Kysely<unknown>({ dialect: new SqliteDialect({ database: db }) }), 'sqlite')
+}

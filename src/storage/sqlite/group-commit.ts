@@ -1,0 +1,84 @@
+import type Database from 'better-sqlite3'
+import type { Book } from '../../book/schema.js'
+import type { VersionedBook } from '../book-store.js'
+import type { InsertValues, PatchValues } from '../book-sql.js'
+import { prepareStatements } from './statements.js'
+
+/** One write of the SQLite store, as data (so it can be sent to the writer thread). */
+export type WriteOp =
+  | { op: 'insert'; values: InsertValues }
+  | { op: 'update'; id: number; values: PatchValues }
+  | { op: 'updateIfVersion'; id: number; version: number; values: PatchValues }
+  | { op: 'delete'; id: number }
+  | { op: 'deleteIfVersion'; id: number; version: number }
+
+/** What a write gives back (see the store's method of the same name). */
+export type WriteResult = Book | VersionedBook | undefined | boolean | 'deleted' | 'missing' | 'stale'
+
+/** What one write gave: its result, or the error it raised (its savepoint was rolled back). */
+export type WriteOutcome = { ok: true; value: WriteResult } | { ok: false; error: WriteError }
+
+/** An error of a write, as plain data (errors cross threads as message, name and code). */
+export interface WriteError {
+  name: string
+  message: string
+  code?: string
+}
+
+/** Turns a {@link WriteError} back into an `Error` with the same name, message and code. */
+export function toError(error: WriteError): Error {
+  return Object.assign(new Error(error.message), { name: error.name, code: error.code })
+}
+
+/**
+ * Makes the group-commit function of a connection: `commit(batch)` runs every write of the
+ * batch in one transaction and commits once (one fsync with `synchronous=FULL`). Should a write
+ * fail, the batch is run again with each write in its own savepoint, so a failing write is
+ * rolled back alone and the others are committed. A conditional write (`…IfVersion`) compares
+ * and writes in one statement; when it changes nothing, the existence check runs in the same
+ * transaction, so no other write can come between them (SQLite has one writer: this connection).
+ *
+ * @returns `commit`, which returns one outcome per write, in order.
+ * @throws from `commit` when the commit itself fails: then nothing of the batch is stored.
+ */
+export function groupCommit(db: Database.Database): (batch: WriteOp[]) => WriteOutcome[] {
+  const statements = prepareStatements(db)
+  const missingOrStale = (id: number) => (statements.exists.get(id) ? 'stale' : 'missing')
+  const run = (write: WriteOp): WriteResult => {
+    switch (write.op) {
+      case 'insert':
+        return statements.insert.get(...write.values)
+      case 'update':
+        return statements.update.get(...write.values, write.id)
+      case 'updateIfVersion':
+        return statements.updateIfVersion.get(...write.values, write.id, write.version) ?? missingOrStale(write.id)
+      case 'delete':
+        return statements.delete.run(write.id).changes > 0
+      case 'deleteIfVersion':
+        return statements.deleteIfVersion.run(write.id, write.version).changes > 0 ? 'deleted' : missingOrStale(write.id)
+    }
+  }
+  // The usual case: every write succeeds, so the batch runs without savepoints.
+  const plain = db.transaction((batch: WriteOp[]) => batch.map((write): WriteOutcome => ({ ok: true, value: run(write) })))
+  const savepoint = db.transaction(run)
+  const isolated = db.transaction((batch: WriteOp[]) =>
+    batch.map((write): WriteOutcome => {
+      try {
+        return { ok: true, value: savepoint(write) }
+      } catch (error) {
+        const { name, message, code } = error as Error & { code?: string }
+        return { ok: false, error: { name, message, code } }
+      }
+    })
+  )
+  return (batch) => {
+    try {
+      return plain(batch)
+    } catch {
+      // A write (or the commit) failed and the whole transaction was rolled back, so nothing of
+      // the batch is stored: run it again with one savepoint per write, so that only the failing
+      // writes fail. If the commit fails again, that error is thrown.
+      return isolated(batch)
+    }
+  }
+}

@@ -1,0 +1,69 @@
+import type Database from 'better-sqlite3'
+import type { Book } from '../../book/schema.js'
+import type { VersionedBook } from '../book-store.js'
+import { STORED_COLUMNS, bookStatements, type InsertValues, type PatchValues } from '../book-sql.js'
+
+/** The fixed statements on SQLite (placeholders `?`), from the one description in book-sql.ts. */
+const SQL = bookStatements('sqlite')
+
+/** `book-service import --keep-ids`: the row's own id, skipped (changes 0) when the id is taken. */
+const INSERT_KEEPING_ID = `INSERT OR IGNORE INTO books (id, ${STORED_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)`
+
+/** A books row in raw mode: id, title, author, year. */
+type BookRow = [id: number, title: string, author: string, year: number]
+
+/** The prepared statements of one connection (see {@link prepareStatements}). */
+export interface SqliteStatements {
+  /** A page of the whole list by id: the books after `afterId`, at most `size`. */
+  page(afterId: number, size: number): Book[]
+  get: Database.Statement<[number], VersionedBook>
+  exists: Database.Statement<[number], { 1: number }>
+  insert: Database.Statement<InsertValues, Book>
+  insertKeepingId: Database.Statement<[number, ...InsertValues]>
+  update: Database.Statement<[...PatchValues, number], VersionedBook>
+  updateIfVersion: Database.Statement<[...PatchValues, number, number], VersionedBook>
+  delete: Database.Statement<[number]>
+  deleteIfVersion: Database.Statement<[number, number]>
+  ping: Database.Statement
+}
+
+/**
+ * The statements of a connection, prepared once (the one place SQLite statements are compiled).
+ * Pages are read as raw rows (made into Books here): about twice as fast as native row objects.
+ */
+export function prepareStatements(db: Database.Database): SqliteStatements {
+  const page = db.prepare<[number, number], BookRow>(SQL.page).raw(true)
+  return {
+    page: (afterId, size) =>
+      (page.all(afterId, size) as unknown as BookRow[]).map(([id, title, author, year]) => ({ id, title, author, year })),
+    get: db.prepare<[number], VersionedBook>(SQL.get),
+    exists: db.prepare<[number], { 1: number }>(SQL.exists),
+    insert: db.prepare<InsertValues, Book>(SQL.insert),
+    insertKeepingId: db.prepare<[number, ...InsertValues]>(INSERT_KEEPING_ID),
+    update: db.prepare<[...PatchValues, number], VersionedBook>(SQL.update),
+    updateIfVersion: db.prepare<[...PatchValues, number, number], VersionedBook>(SQL.updateIfVersion),
+    delete: db.prepare<[number]>(SQL.delete),
+    deleteIfVersion: db.prepare<[number, number]>(SQL.deleteIfVersion),
+    ping: db.prepare(SQL.ping)
+  }
+}
+
+/** Most distinct list/count statements kept prepared (one per shape of query, not per value). */
+const PREPARED_QUERIES = 64
+
+/**
+ * The list and count statements of a connection (built by Kysely in list-sql.ts), prepared on
+ * first use and kept per SQL text, so a query of the same shape is prepared once.
+ */
+export function preparedQueries(db: Database.Database): (sql: string) => Database.Statement {
+  const prepared = new Map<string, Database.Statement>()
+  return (sql) => {
+    let statement = prepared.get(sql)
+    if (!statement) {
+      if (prepared.size >= PREPARED_QUERIES) prepared.delete(prepared.keys().next().value!)
+      statement = db.prepare(sql)
+      prepared.set(sql, statement)
+    }
+    return statement
+  }
+}

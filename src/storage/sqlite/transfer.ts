@@ -1,0 +1,74 @@
+import type Database from 'better-sqlite3'
+import type { Book } from '../../book/schema.js'
+import { insertValues } from '../book-sql.js'
+import { noteConflict, type BookTransfer, type ImportRow, type StoreOutcome } from '../book-transfer.js'
+import { pagesById } from '../list-pages.js'
+import { openConnection } from './connection.js'
+import { prepareStatements, type SqliteStatements } from './statements.js'
+
+/**
+ * {@link BookTransfer} on a SQLite file, through a connection of its own. It works beside a
+ * running service through SQLite's locking: an export is one read transaction (in WAL mode it
+ * never blocks the service's writes); an import is one `BEGIN IMMEDIATE` write transaction, so
+ * the service's group commits wait for it (up to their 5 s busy timeout) and then go on.
+ */
+export class SqliteBookTransfer implements BookTransfer {
+  /** Prepared on first use (the file may not hold the books table yet when it is opened). */
+  private prepared: SqliteStatements | undefined
+
+  private constructor(private readonly db: Database.Database) {}
+
+  private get statements() {
+    return (this.prepared ??= prepareStatements(this.db))
+  }
+
+  /**
+   * Opens the existing database file at `path` (WAL, `synchronous=FULL`, 5 s busy timeout).
+   *
+   * @throws when the file does not exist or is not a database.
+   */
+  static open(path: string): SqliteBookTransfer {
+    return new SqliteBookTransfer(openConnection(path, { fileMustExist: true }))
+  }
+
+  async *pages(): AsyncIterable<Book[]> {
+    // One read transaction for every page: one snapshot, whatever the service writes meanwhile.
+    this.db.exec('BEGIN')
+    try {
+      for await (const page of pagesById(this.statements.page)) if (page.length > 0) yield page
+    } finally {
+      this.db.exec('COMMIT')
+    }
+  }
+
+  async store(batches: AsyncIterable<ImportRow[]>, options: { keepIds: boolean }): Promise<StoreOutcome> {
+    const outcome: StoreOutcome = { stored: 0, conflicts: [], conflictCount: 0 }
+    // AUTOINCREMENT keeps sqlite_sequence at the largest id ever stored, explicit ones included,
+    // so with --keep-ids the sequence moves past the file's ids by itself.
+    const { insert, insertKeepingId } = this.statements
+    this.db.exec('BEGIN IMMEDIATE')
+    try {
+      for await (const batch of batches) {
+        for (const { line, row } of batch) {
+          const values = insertValues(row)
+          if (!options.keepIds) insert.run(...values)
+          else if (insertKeepingId.run(row.id!, ...values).changes === 0) noteConflict(outcome, { line, id: row.id! })
+          outcome.stored++
+        }
+      }
+    } catch (error) {
+      this.db.exec('ROLLBACK')
+      throw error
+    }
+    if (outcome.conflictCount > 0) {
+      this.db.exec('ROLLBACK')
+      return { ...outcome, stored: 0 }
+    }
+    this.db.exec('COMMIT')
+    return outcome
+  }
+
+  async close(): Promise<void> {
+    this.db.close()
+  }
+}

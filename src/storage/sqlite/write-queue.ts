@@ -1,0 +1,161 @@
+import { Worker } from 'node:worker_threads'
+import type Database from 'better-sqlite3'
+import { groupCommit, toError, type WriteError, type WriteOp, type WriteOutcome } from './group-commit.js'
+
+interface WriteJob {
+  write: WriteOp
+  /** Brings the read cache in line with the write's result; runs only once it is committed. */
+  committed: (value: never) => void
+  resolve: (value: never) => void
+  reject: (error: unknown) => void
+}
+
+/** A reply of the writer thread (see `writer-thread.ts`). */
+type WriterReply = { outcomes: WriteOutcome[] } | { failed: WriteError }
+
+/**
+ * The writer thread's script, beside this module and with its extension: `.js` when built, `.ts`
+ * when this module itself runs from source (the thread inherits the process's loader).
+ */
+const WRITER_URL = new URL(`./writer-thread${import.meta.url.slice(import.meta.url.lastIndexOf('.'))}`, import.meta.url)
+
+/**
+ * The group commit of the SQLite store: the writes queued together run in one transaction
+ * ({@link groupCommit}: each in its own savepoint when one fails) and share one fsync; each
+ * promise resolves only after that commit returned, so no write is acknowledged before it is on
+ * disk. For a database file, the commits run on a writer thread with its own connection
+ * (`writer-thread.ts`): while one batch is being committed and synced, the main thread keeps
+ * serving requests and queues the next batch, which is sent the moment the previous commit
+ * returns. Batches are committed one at a time, in order. An in-memory database (tests) commits
+ * on the main thread, batching the writes of one event-loop turn.
+ */
+export class WriteQueue {
+  private queue: WriteJob[] = []
+  /** The batch the writer thread is committing (writer mode). */
+  private inFlight: WriteJob[] | undefined
+  private scheduled = false
+  /** Set once the writer thread died (or the queue closed): every later write fails with it. */
+  private broken: Error | undefined
+  private idleWaiters: Array<() => void> = []
+  private readonly commit: ((batch: WriteOp[]) => WriteOutcome[]) | undefined
+  private readonly writer: Worker | undefined
+
+  /**
+   * @param path the database file, whose writer thread is started; `:memory:` commits on `db`.
+   * @param db the main thread's connection (used for commits only with `:memory:`).
+   */
+  constructor(path: string, db: Database.Database) {
+    if (path === ':memory:') {
+      this.commit = groupCommit(db)
+      return
+    }
+    const writer = new Worker(WRITER_URL, { workerData: { path } })
+    writer.on('message', (reply: WriterReply) => this.committed(reply))
+    writer.on('error', (error) => this.fail(error))
+    writer.on('exit', (code) => this.fail(new Error(`the SQLite writer thread exited (${code})`)))
+    writer.unref()
+    this.writer = writer
+  }
+
+  /** Rejects with the reason writes cannot be made any more (the writer thread died), if any. */
+  assertWritable(): void {
+    if (this.broken) throw this.broken
+  }
+
+  /**
+   * Queues a write for the next group commit; resolves with its result once committed, after
+   * `committed(result)` has updated the read cache.
+   */
+  write<T>(write: WriteOp, committed: (value: T) => unknown): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      if (this.broken) return reject(this.broken)
+      this.queue.push({ write, committed: committed as (value: never) => void, resolve: resolve as (value: never) => void, reject })
+      if (!this.scheduled && !this.inFlight) {
+        // Gather the writes of this event-loop turn into one batch.
+        this.scheduled = true
+        setImmediate(() => {
+          this.scheduled = false
+          this.flush()
+        })
+      }
+    })
+  }
+
+  /** Finishes every queued and in-flight write, then stops the writer thread (closing its connection). */
+  async close(): Promise<void> {
+    if (!this.writer) return this.flush()
+    while (!this.broken && (this.inFlight || this.queue.length > 0)) {
+      await new Promise<void>((resolve) => this.idleWaiters.push(resolve))
+    }
+    if (this.broken) return
+    const exited = new Promise((resolve) => this.writer!.once('exit', resolve))
+    this.broken = new Error('the store is closed')
+    this.writer.ref() // keep the process alive until the thread has closed its connection
+    this.writer.postMessage({ close: true })
+    await exited
+  }
+
+  /** Commits the queued writes as one batch: on the writer thread, or here for `:memory:`. */
+  private flush(): void {
+    if (this.inFlight || this.queue.length === 0 || this.broken) return
+    const batch = this.queue
+    this.queue = []
+    if (this.writer) {
+      this.inFlight = batch
+      this.writer.ref() // a write in flight keeps the process alive until it is answered
+      this.writer.postMessage({ batch: batch.map((job) => job.write) })
+      return
+    }
+    let outcomes: WriteOutcome[]
+    try {
+      outcomes = this.commit!(batch.map((job) => job.write))
+    } catch (error) {
+      // The commit itself failed: nothing of the batch is durable.
+      for (const job of batch) job.reject(error)
+      return
+    }
+    settle(batch, outcomes)
+  }
+
+  /** The writer thread answered the batch in flight: settle it, then send the next one at once. */
+  private committed(reply: WriterReply): void {
+    const batch = this.inFlight
+    this.inFlight = undefined
+    this.writer!.unref()
+    if (batch) {
+      if ('failed' in reply) {
+        const error = toError(reply.failed)
+        for (const job of batch) job.reject(error)
+      } else settle(batch, reply.outcomes)
+    }
+    this.flush()
+    if (!this.inFlight && this.queue.length === 0) this.wakeIdleWaiters()
+  }
+
+  /** The writer thread died: every pending and later write fails. */
+  private fail(error: Error): void {
+    if (this.broken) return
+    this.broken = error
+    for (const job of [...(this.inFlight ?? []), ...this.queue]) job.reject(error)
+    this.inFlight = undefined
+    this.queue = []
+    this.wakeIdleWaiters()
+  }
+
+  private wakeIdleWaiters(): void {
+    const waiters = this.idleWaiters
+    this.idleWaiters = []
+    for (const wake of waiters) wake()
+  }
+}
+
+/** Settles each job with its outcome; a committed one first updates the read cache. */
+function settle(batch: WriteJob[], outcomes: WriteOutcome[]): void {
+  batch.forEach((job, index) => {
+    const outcome = outcomes[index]!
+    if (outcome.ok) {
+      job.committed(outcome.value as never)
+      job.resolve(outcome.value as never)
+    } else job.reject(toError(outcome.error))
+  })
+}

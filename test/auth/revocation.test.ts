@@ -1,0 +1,81 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { TEST_PASSWORD, signToken } from '../support/app.js'
+import { ACCOUNT_PASSWORD } from '../support/accounts.js'
+import type { Envelope } from '../support/client.js'
+import { createPostgresDatabase, postgresSkipReason, type TestDatabase } from '../support/engines.js'
+import { removeDirectory, startServer, temporaryDirectory, type RunningServer } from '../support/server.js'
+
+/** One request to a real server with `token`; the status and the envelope. */
+async function send(url: string, token: string | undefined, method = 'GET', body?: unknown) {
+  const response = await fetch(url, {
+    method,
+    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body)
+  })
+  return { status: response.status, body: (await response.json()) as Envelope }
+}
+
+async function login(base: string, username: string, password = ACCOUNT_PASSWORD): Promise<string> {
+  const { status, body } = await send(`${base}/login`, undefined, 'POST', { username, password })
+  assert.equal(status, 200, JSON.stringify(body))
+  return body.data.token
+}
+
+/** The 5 s of issue 15 ("on every instance within 5 seconds"). */
+const REVOCATION_BOUND_MS = 5000
+
+describe('revocation across two instances on one PostgreSQL database', { skip: postgresSkipReason }, () => {
+  let database: TestDatabase
+  let directory: string
+  let servers: RunningServer[] = []
+  let a: string, b: string
+
+  before(async () => {
+    database = await createPostgresDatabase()
+    directory = temporaryDirectory()
+    servers = await Promise.all([0, 1].map(() => startServer({ dataDirectory: directory, env: { DATABASE_URL: database.url } })))
+    ;[a, b] = servers.map((server) => server.url) as [string, string]
+  })
+
+  after(async () => {
+    const codes = await Promise.all(servers.map((server) => server.stop('SIGTERM')))
+    await database?.drop()
+    removeDirectory(directory)
+    assert.deepEqual(codes, [0, 0])
+  })
+
+  test('the bootstrap admin logs in on both; an account made on A logs in and works on B', async () => {
+    for (const base of [a, b]) assert.equal((await send(`${base}/users`, await login(base, 'admin', TEST_PASSWORD))).status, 200)
+    const admin = await login(a, 'admin', TEST_PASSWORD)
+    assert.equal((await send(`${a}/users`, admin, 'POST', { username: 'shared', password: ACCOUNT_PASSWORD, role: 'reader' })).status, 201)
+    const token = await login(b, 'shared')
+    assert.equal((await send(`${a}/books`, token)).status, 200)
+    assert.deepEqual((await send(`${b}/book`, token, 'POST', { title: 'T', author: 'A', year: 1 })).body, { status: 403, message: 'Forbidden', data: null })
+  })
+
+  for (const change of ['delete', 'password', 'role'] as const) {
+    test(`after a ${change} change made on A, the account's earlier token answers 401 Invalid token on B within 5 s`, async () => {
+      const admin = signToken()
+      const username = `across-${change}`
+      assert.equal((await send(`${a}/users`, admin, 'POST', { username, password: ACCOUNT_PASSWORD, role: 'editor' })).status, 201)
+      const token = await login(a, username)
+      // B has checked (and cached) the token's generation before the change.
+      assert.equal((await send(`${b}/books`, token)).status, 200)
+      const changed =
+        change === 'delete'
+          ? await send(`${a}/users/${username}`, admin, 'DELETE')
+          : await send(`${a}/users/${username}`, admin, 'PUT', change === 'password' ? { password: 'a new passphrase!' } : { role: 'reader' })
+      assert.equal(changed.status, 200)
+      const changedAt = Date.now()
+      let answer = await send(`${b}/books`, token)
+      while (answer.status === 200 && Date.now() - changedAt < REVOCATION_BOUND_MS) {
+        await new Promise((resolve) => setTimeout(resolve, 100))
+        answer = await send(`${b}/books`, token)
+      }
+      assert.deepEqual(answer.body, { status: 401, message: 'Invalid token', data: null })
+      // And on A at once (the instance that made the change).
+      assert.deepEqual((await send(`${a}/books`, token)).body, { status: 401, message: 'Invalid token', data: null })
+    })
+  }
+})
