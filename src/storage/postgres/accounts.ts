@@ -21,6 +21,16 @@ const SQL = accountStatements('postgres')
 /** Advisory lock key held by every account write transaction ("accounts" in ASCII), so the last-admin check and the write are serialised across instances. */
 const ACCOUNTS_LOCK = 0x6163636f756e7473n
 
+/**
+ * The username key of `username` ({@link usernameKey}), or undefined when it holds a NUL
+ * character: PostgreSQL text cannot hold one, so no stored account has such a name, and sending
+ * it would fail the statement (a 500) instead of finding nothing (a 404, or an invalid token).
+ */
+function storedKey(username: string): string | undefined {
+  const key = usernameKey(username)
+  return key.includes('\0') ? undefined : key
+}
+
 /** One statement runner: a pool, or the client of a transaction. */
 type Queryable = Pick<pg.Pool, 'query'>
 
@@ -40,11 +50,13 @@ export class PostgresAccountStore implements AccountStore {
   }
 
   async find(username: string): Promise<StoredAccount | undefined> {
-    return (await this.rows<StoredAccount>(this.pool, SQL.find, [usernameKey(username)]))[0]
+    const key = storedKey(username)
+    return key === undefined ? undefined : (await this.rows<StoredAccount>(this.pool, SQL.find, [key]))[0]
   }
 
   async generation(username: string): Promise<AccountGeneration | undefined> {
-    return (await this.rows<AccountGeneration>(this.pool, SQL.generation, [usernameKey(username)]))[0]
+    const key = storedKey(username)
+    return key === undefined ? undefined : (await this.rows<AccountGeneration>(this.pool, SQL.generation, [key]))[0]
   }
 
   async create(account: { username: string; passwordHash: string; role: Role }): Promise<Account | 'exists'> {
@@ -65,7 +77,8 @@ export class PostgresAccountStore implements AccountStore {
   }
 
   async update(username: string, change: AccountChange): Promise<Account | 'missing' | typeof LAST_ADMIN> {
-    const key = usernameKey(username)
+    const key = storedKey(username)
+    if (key === undefined) return 'missing'
     return this.transaction(async (client) => {
       const current = (await this.rows<StoredAccount>(client, SQL.find, [key]))[0]
       if (current === undefined) return 'missing'
@@ -79,7 +92,8 @@ export class PostgresAccountStore implements AccountStore {
   }
 
   async delete(username: string): Promise<'deleted' | 'missing' | typeof LAST_ADMIN> {
-    const key = usernameKey(username)
+    const key = storedKey(username)
+    if (key === undefined) return 'missing'
     return this.transaction(async (client) => {
       const current = (await this.rows<StoredAccount>(client, SQL.find, [key]))[0]
       if (current === undefined) return 'missing'
