@@ -82,6 +82,11 @@ export function methodNotAllowed(app: FastifyInstance) {
   }
 }
 
+/** Whether `response` closes its connection once sent (`Connection: close`, or not keep-alive). */
+function closesConnection(response: ServerResponse): boolean {
+  return (response as ServerResponse & { _last?: boolean })._last === true || !response.shouldKeepAlive
+}
+
 /**
  * Answers a request Node's HTTP parser rejected (malformed request line, headers too large,
  * too slow) with the envelope, then closes the connection.
@@ -97,6 +102,12 @@ export function clientErrorHandler(error: Error & { code?: string }, socket: Soc
     return
   }
   const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage
+  if (inFlight?.writableFinished && closesConnection(inFlight)) {
+    // The answer is out and said `Connection: close`; Node ends the socket on its 'finish', a tick
+    // later. Bytes parsed in between (e.g. junk after a request without Host) get no second answer.
+    socket.end()
+    return
+  }
   if (inFlight && !inFlight.writableFinished) {
     if (inFlight.req.complete) {
       // The error is about bytes after a complete request: let that request's answer go out.
