@@ -1,4 +1,5 @@
 import { createServer, connect, type Server, type Socket } from 'node:net'
+import { POSTGRES_ADMIN_URL } from './engines.js'
 
 /** A TCP proxy on 127.0.0.1 in front of a database, that a test can cut, freeze and restore. */
 export interface TcpProxy {
@@ -72,4 +73,18 @@ export async function startProxy(target: { host: string; port: number }, port = 
     },
     close: stopListening
   }
+}
+
+/** `url` with its host and port replaced by 127.0.0.1:`port` (the same database through a proxy). */
+export function through(url: string, port: number): string {
+  const proxied = new URL(url)
+  proxied.hostname = '127.0.0.1'
+  proxied.port = String(port)
+  return proxied.toString()
+}
+
+/** The PostgreSQL server the tests use, as a proxy target. */
+export function postgresTarget(): { host: string; port: number } {
+  const admin = new URL(POSTGRES_ADMIN_URL)
+  return { host: admin.hostname, port: Number(admin.port || 5432) }
 }
