@@ -43,6 +43,13 @@ export interface BookStore {
    * @returns `'deleted'`, `'missing'` (no book has this id) or `'stale'` (its version differs).
    */
   deleteIfVersion(id: number, version: number): Promise<'deleted' | 'missing' | 'stale'>
+  /**
+   * A mark that differs whenever any book may have changed since it was taken: by a write of
+   * this store, or by another connection to the same database (`book-service import`). Taking it
+   * is cheap (no I/O). Undefined when the store cannot know without asking the database
+   * (PostgreSQL: other instances write too); then nothing read from it may be reused.
+   */
+  changeMark(): string | undefined
   /** Resolves when the storage answers a trivial query (readiness); rejects otherwise. */
   ping(): Promise<void>
   /** Finishes pending writes and releases the storage (files, connections). */

@@ -24,8 +24,9 @@ type DeleteRequest = FastifyRequest<{ Params: Params }>
  */
 export function bookHandlers(store: BookStore) {
   // Without paging parameters, the whole list: made by sharedList (the same bytes as the schema's
-  // serialization), streamed when long, one read of the store shared by requests arriving together.
-  const wholeList = sharedList(() => store.list())
+  // serialization), streamed when long, one read of the store shared by requests arriving together,
+  // kept while no book changes (when the store can tell).
+  const wholeList = sharedList(() => store.list(), () => store.changeMark())
 
   return {
     /** POST /book: 400 `Invalid input`, else 201 `Book created successfully` with the stored book. */
@@ -49,7 +50,7 @@ export function bookHandlers(store: BookStore) {
         return envelopeOf(200, Messages.listed, page.books)
       }
       const body = await wholeList()
-      // A string or a stream of the serialized envelope: sent as is, not serialized again.
+      // Bytes or a stream of the serialized envelope: sent as is, not serialized again.
       return reply.type(JSON_CONTENT_TYPE).send(body as never)
     },
 

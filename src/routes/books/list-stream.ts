@@ -17,8 +17,17 @@ export function bookJson(book: Book): string {
   return `{"id":${book.id},"title":${JSON.stringify(book.title)},"author":${JSON.stringify(book.author)},"year":${book.year}}`
 }
 
-/** The body of GET /books for one request: the whole text, or a stream of it. */
-export type ListBody = string | Readable
+/** The body of GET /books for one request: the whole text (as a string or bytes), or a stream of it. */
+export type ListBody = string | Buffer | Readable
+
+/** Largest whole-list body kept for reuse, in bytes (8 MiB: about 110,000 short books). */
+export const MAX_KEPT_LIST_BYTES = 8 * 1024 * 1024
+
+/** A whole-list body read at a store's change mark, reusable while the mark stays the same. */
+interface KeptList {
+  mark: string
+  body: Buffer
+}
 
 interface Waiter {
   resolve: (body: ListBody) => void
@@ -43,7 +52,7 @@ function writable(stream: PassThrough): Promise<void> {
  * piece is answered as a string; a longer one as one stream per waiter, fed piece by piece as
  * fast as the slowest of them takes it, so only about one page is in memory whatever the size.
  */
-async function readForBatch(books: AsyncIterable<Book>, waiters: Waiter[]): Promise<void> {
+async function readForBatch(books: AsyncIterable<Book>, waiters: Waiter[], keep: ((body: Buffer) => void) | undefined): Promise<void> {
   const iterator = books[Symbol.asyncIterator]()
   let text = HEAD
   let first = true
@@ -51,7 +60,8 @@ async function readForBatch(books: AsyncIterable<Book>, waiters: Waiter[]): Prom
     for (;;) {
       const next = await iterator.next()
       if (next.done) {
-        const body = text + TAIL
+        const body = Buffer.from(text + TAIL)
+        keep?.(body)
         for (const waiter of waiters) waiter.resolve(body)
         return
       }
@@ -67,8 +77,16 @@ async function readForBatch(books: AsyncIterable<Book>, waiters: Waiter[]): Prom
 
   const streams = waiters.map(() => new PassThrough({ highWaterMark: 256 * 1024 }))
   waiters.forEach((waiter, index) => waiter.resolve(streams[index]!))
+  // The pieces sent so far, while the whole body may still be small enough to keep (and may be kept).
+  let pieces: Buffer[] | undefined = keep === undefined ? undefined : []
+  let piecesBytes = 0
   const send = async (piece: string): Promise<boolean> => {
     const chunk = Buffer.from(piece)
+    if (pieces !== undefined) {
+      piecesBytes += chunk.length
+      if (piecesBytes <= MAX_KEPT_LIST_BYTES) pieces.push(chunk)
+      else pieces = undefined
+    }
     const open = streams.filter((stream) => !stream.destroyed)
     const full = open.filter((stream) => !stream.write(chunk))
     await Promise.all(full.map(writable))
@@ -88,6 +106,7 @@ async function readForBatch(books: AsyncIterable<Book>, waiters: Waiter[]): Prom
     }
     await send(text + TAIL)
     for (const stream of streams) stream.end()
+    if (pieces !== undefined) keep?.(Buffer.concat(pieces, piecesBytes))
   } catch (error) {
     // The 200 has started: all that can be done is to abort the responses (the log has it).
     for (const stream of streams) stream.destroy(error as Error)
@@ -109,16 +128,23 @@ const MAX_BATCH_WAIT_MS = 50
  * arrived, so each still sees every write acknowledged before it came in; under load one read
  * serves dozens of requests.
  *
+ * A whole body of at most {@link MAX_KEPT_LIST_BYTES} is kept with the store's change mark taken
+ * before its read, when the mark had not moved by the end of it, and answers every later request
+ * for as long as the mark stays the same: no book changed, so the bytes are what a new read would
+ * give. A store without a mark (PostgreSQL) is read every time.
+ *
  * The first piece is read before a request is answered, so a storage failure there still
  * becomes an error response (503); a failure after the 200 started aborts the connection.
  *
  * @param list the store's `list()`, called once per batch.
+ * @param changeMark the store's `changeMark()` (see BookStore).
  * @returns `body()`, resolving with the body of one request.
  */
-export function sharedList(list: () => AsyncIterable<Book>): () => Promise<ListBody> {
+export function sharedList(list: () => AsyncIterable<Book>, changeMark: () => string | undefined): () => Promise<ListBody> {
   let batch: Waiter[] | undefined
   let reading = 0
   let timer: NodeJS.Timeout | undefined
+  let kept: KeptList | undefined
   const start = () => {
     clearTimeout(timer)
     timer = undefined
@@ -130,11 +156,20 @@ export function sharedList(list: () => AsyncIterable<Book>): () => Promise<ListB
       reading--
       if (batch && reading === 0) start()
     }
+    const mark = changeMark()
+    // A store without a mark (PostgreSQL): nothing is gathered for keeping.
+    const keep = mark === undefined ? undefined : (body: Buffer) => {
+      if (changeMark() === mark) kept = { mark, body }
+    }
     // readForBatch() settles every waiter itself and never rejects; both paths just count it done.
-    readForBatch(list(), waiters).then(finished, finished)
+    readForBatch(list(), waiters, keep).then(finished, finished)
   }
-  return () =>
-    new Promise<ListBody>((resolve, reject) => {
+  return () => {
+    if (kept !== undefined) {
+      if (kept.mark === changeMark()) return Promise.resolve(kept.body)
+      kept = undefined
+    }
+    return new Promise<ListBody>((resolve, reject) => {
       if (batch === undefined) {
         batch = []
         if (reading === 0) setImmediate(start)
@@ -142,4 +177,5 @@ export function sharedList(list: () => AsyncIterable<Book>): () => Promise<ListB
       }
       batch.push({ resolve, reject })
     })
+  }
 }

@@ -91,6 +91,11 @@ export class PostgresBookStore implements BookStore {
     return (await this.query(STATEMENTS.delete, [id])).length > 0
   }
 
+  /** Undefined: other instances write to the same database, so only a query could tell. */
+  changeMark(): undefined {
+    return undefined
+  }
+
   async ping(): Promise<void> {
     await this.query(STATEMENTS.ping, [])
   }

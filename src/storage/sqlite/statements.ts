@@ -25,6 +25,8 @@ export interface SqliteStatements {
   delete: Database.Statement<[number]>
   deleteIfVersion: Database.Statement<[number, number]>
   ping: Database.Statement
+  /** `PRAGMA data_version`: changes when another connection (the writer thread, an import) commits. */
+  dataVersion: Database.Statement<[], number>
 }
 
 /**
@@ -44,7 +46,8 @@ export function prepareStatements(db: Database.Database): SqliteStatements {
     updateIfVersion: db.prepare<[...PatchValues, number, number], VersionedBook>(SQL.updateIfVersion),
     delete: db.prepare<[number]>(SQL.delete),
     deleteIfVersion: db.prepare<[number, number]>(SQL.deleteIfVersion),
-    ping: db.prepare(SQL.ping)
+    ping: db.prepare(SQL.ping),
+    dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck()
   }
 }
 

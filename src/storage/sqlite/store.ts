@@ -122,6 +122,16 @@ export class SqliteBookStore implements BookStore {
     )
   }
 
+  /**
+   * The write queue's committed batches and the connection's `PRAGMA data_version` (which moves when
+   * another connection commits: the writer thread, or `book-service import` in another process).
+   * The main connection never holds a read transaction across event-loop turns, so the pragma
+   * always sees the latest commit.
+   */
+  changeMark(): string {
+    return `${this.writes.commitCount}:${this.statements.dataVersion.get()}`
+  }
+
   async ping(): Promise<void> {
     // Not ready when the writer thread died: writes would all fail.
     this.writes.assertWritable()

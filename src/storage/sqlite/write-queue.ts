@@ -37,6 +37,7 @@ export class WriteQueue {
   /** Set once the writer thread died (or the queue closed): every later write fails with it. */
   private broken: Error | undefined
   private idleWaiters: Array<() => void> = []
+  private commits = 0
   private readonly commit: ((batch: WriteOp[]) => WriteOutcome[]) | undefined
   private readonly writer: Worker | undefined
 
@@ -55,6 +56,14 @@ export class WriteQueue {
     writer.on('exit', (code) => this.fail(new Error(`the SQLite writer thread exited (${code})`)))
     writer.unref()
     this.writer = writer
+  }
+
+  /**
+   * How many batches have been committed so far. It moves before any write of a batch is
+   * answered, so a count taken after an acknowledged write already includes it.
+   */
+  get commitCount(): number {
+    return this.commits
   }
 
   /** Rejects with the reason writes cannot be made any more (the writer thread died), if any. */
@@ -114,6 +123,7 @@ export class WriteQueue {
       for (const job of batch) job.reject(error)
       return
     }
+    this.commits++
     settle(batch, outcomes)
   }
 
@@ -126,7 +136,10 @@ export class WriteQueue {
       if ('failed' in reply) {
         const error = toError(reply.failed)
         for (const job of batch) job.reject(error)
-      } else settle(batch, reply.outcomes)
+      } else {
+        this.commits++
+        settle(batch, reply.outcomes)
+      }
     }
     this.flush()
     if (!this.inFlight && this.queue.length === 0) this.wakeIdleWaiters()

@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
-import { authHeaders } from '../../support/app.js'
+import { SqliteBookStore } from '../../../src/storage/sqlite/store.js'
+import { authHeaders, buildTestApp } from '../../support/app.js'
+import { removeDirectory, temporaryDirectory } from '../../support/server.js'
 import { describeEachEngine } from '../../support/suite.js'
 
 const auth = authHeaders()
@@ -59,4 +62,44 @@ describeEachEngine('GET /books shared by concurrent requests', ({ withFreshApp }
       assert.ok([1200, 1201].includes((await during).json().data.length))
     })
   })
+})
+
+describeEachEngine('GET /books kept between writes', ({ withFreshApp }) => {
+  test('a list asked again is the same; after each acknowledged create, update and delete it shows the change', async () => {
+    await withFreshApp(async (app) => {
+      const books = await createBooks(app, 1200)
+      const list = async () => (await app.inject({ url: '/books', headers: auth })).json().data as Array<{ id: number; title: string }>
+      assert.deepEqual(await list(), books)
+      assert.deepEqual(await list(), books)
+      const [added] = await createBooks(app, 1)
+      assert.deepEqual((await list()).at(-1), added)
+      const target = books[7]!
+      assert.equal((await app.inject({ method: 'PUT', url: `/book/${target.id}`, headers: auth, payload: { title: 'Retitled' } })).statusCode, 200)
+      assert.equal((await list()).find((book) => book.id === target.id)!.title, 'Retitled')
+      assert.equal((await app.inject({ method: 'DELETE', url: `/book/${target.id}`, headers: auth })).statusCode, 200)
+      const after = await list()
+      assert.equal(after.length, 1200)
+      assert.equal(after.find((book) => book.id === target.id), undefined)
+    })
+  })
+})
+
+test('GET /books on a SQLite file shows a book another connection committed (as book-service import does)', async () => {
+  const directory = temporaryDirectory()
+  const file = join(directory, 'books.db')
+  const store = await SqliteBookStore.open(file)
+  const app = await buildTestApp({}, store)
+  const other = await SqliteBookStore.open(file)
+  try {
+    await createBooks(app, 3)
+    const before = (await app.inject({ url: '/books', headers: auth })).json().data
+    assert.equal(before.length, 3)
+    const imported = await other.create({ title: 'Imported', author: 'Elsewhere', year: 2001 })
+    const after = (await app.inject({ url: '/books', headers: auth })).json().data
+    assert.deepEqual(after, [...before, imported])
+  } finally {
+    await other.close()
+    await app.close()
+    removeDirectory(directory)
+  }
 })
