@@ -6,7 +6,8 @@
  * module of the service is evaluated, so on an unsupported Node.js the process prints one line
  * naming the versions it needs and exits 1, never reaching the native SQLite binding (which
  * crashes on older lines instead of failing cleanly). On a supported line it turns on the module
- * compile cache, which makes every later start faster.
+ * compile cache, which makes every later start faster; the entries import the rest of the service
+ * with `import()` after this, since statically imported ES modules are compiled before it runs.
  */
 import module from 'node:module'
 

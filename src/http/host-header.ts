@@ -22,23 +22,27 @@ function repeatsSingleHeader(rawHeaders: readonly string[]): boolean {
 }
 
 /**
- * The `onRequest` hook, first of all, that refuses a request whose `Host` or `Authorization`
- * header is missing or repeated where HTTP forbids it, with 400 `Bad request` in the envelope,
- * and closes the connection:
+ * The check that refuses a request whose `Host` or `Authorization` header is missing or repeated
+ * where HTTP forbids it, with 400 `Bad request` in the envelope, and closes the connection:
  * - an HTTP/1.1 request without `Host` (RFC 9112 section 3.2);
  * - more than one `Host` (RFC 9112 section 3.2) or more than one `Authorization` header
  *   (decisions: "Everything else": a second credential is never silently ignored).
- * It runs before authentication, so such a request gets 400 with or without a valid token.
+ * It runs in the first `onRequest` hook (src/http/request-start.ts), before authentication, so
+ * such a request gets 400 with or without a valid token.
  *
  * Node's own `Host` check (`requireHostHeader`) answers with a bare 400 and no body, outside the
- * envelope, so the server turns it off and this hook does the check instead.
+ * envelope, so the server turns it off and this check is done instead.
  *
- * @throws {HttpError} 400 `Bad request` in the cases above.
+ * Synchronous (no promise per request): on a refused request it sets `Connection: close` on
+ * `reply` and returns the error for the hook to pass on.
+ *
+ * @returns an {@link HttpError} 400 `Bad request` in the cases above, else undefined.
  */
-export async function requireSingleHost(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+export function singleHostFailure(request: FastifyRequest, reply: FastifyReply): HttpError | undefined {
   const missingHost = request.raw.httpVersion === '1.1' && request.headers.host === undefined
   if (missingHost || repeatsSingleHeader(request.raw.rawHeaders)) {
     reply.header('connection', 'close')
-    throw new HttpError(400, defaultMessageFor[400]!)
+    return new HttpError(400, defaultMessageFor[400]!)
   }
+  return undefined
 }

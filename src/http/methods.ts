@@ -1,7 +1,12 @@
-import { METHODS, ServerResponse, type IncomingMessage } from 'node:http'
+import type { IncomingMessage } from 'node:http'
+import { createRequire } from 'node:module'
 import type { Duplex } from 'node:stream'
 import type { Socket } from 'node:net'
 import type { FastifyInstance } from 'fastify'
+
+// node:http through require, not `import`: its ES module facade reads every export, and one of
+// them loads undici (fetch) — ~45 ms of every start for nothing (Node 24).
+const { METHODS, ServerResponse } = createRequire(import.meta.url)('node:http') as typeof import('node:http')
 
 /**
  * Makes every method Node's HTTP parser accepts (`http.METHODS`: TRACE, PROPFIND, QUERY, CONNECT,

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import type { Registry } from 'prom-client'
 
 /** Where the metrics are served. */
 export const METRICS_PATH = '/metrics'
@@ -16,7 +16,7 @@ let processRegistry: Registry | undefined
  * Process metrics (CPU, memory, event loop lag, GC, handles), collected once per process
  * however many apps it builds (tests build many).
  */
-function processMetrics(): Registry {
+function processMetrics({ Registry, collectDefaultMetrics }: typeof import('prom-client')): Registry {
   if (!processRegistry) {
     processRegistry = new Registry()
     collectDefaultMetrics({ register: processRegistry })
@@ -30,8 +30,11 @@ function processMetrics(): Registry {
  * `method`, `route` (the route pattern such as `/book/:id`, or `unmatched`) and `status_code`;
  * `GET /metrics` serves them with the process metrics in the Prometheus text format
  * (`text/plain; version=0.0.4`). Not behind auth: operators restrict it at the network.
+ * prom-client is imported here, so a start with `METRICS_ENABLED=false` never loads it.
  */
-export function registerMetrics(app: FastifyInstance): void {
+export async function registerMetrics(app: FastifyInstance): Promise<void> {
+  const promClient = await import('prom-client')
+  const { Counter, Histogram, Registry } = promClient
   const registry = new Registry()
   const labelNames = ['method', 'route', 'status_code'] as const
   const requests = new Counter({
@@ -48,7 +51,8 @@ export function registerMetrics(app: FastifyInstance): void {
     registers: [registry]
   })
 
-  app.addHook('onResponse', async (request, reply) => {
+  // Callback style: no promise per response.
+  app.addHook('onResponse', (request, reply, done) => {
     const labels = {
       method: request.method,
       route: request.routeOptions.url ?? UNMATCHED_ROUTE,
@@ -56,9 +60,10 @@ export function registerMetrics(app: FastifyInstance): void {
     }
     requests.inc(labels)
     latency.observe(labels, reply.elapsedTime / 1000)
+    done()
   })
 
-  const everything = Registry.merge([processMetrics(), registry])
+  const everything = Registry.merge([processMetrics(promClient), registry])
   app.get(METRICS_PATH, { schema: { hide: true } }, async (_request, reply) => {
     return reply.type(everything.contentType).send(await everything.metrics())
   })

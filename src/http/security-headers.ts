@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { FastifyInstance } from 'fastify'
 import helmet, { type HelmetOptions } from 'helmet'
 
 /** The helmet options of the service (see {@link registerSecurityHeaders}). */
@@ -33,20 +32,19 @@ export function helmetHeaders(options: HelmetOptions = OPTIONS): Record<string, 
 }
 
 /**
- * Adds basic security headers to every response (call it before the routes are added), with
- * helmet's defaults: `Content-Security-Policy`, `X-Content-Type-Options: nosniff`,
- * `X-Frame-Options: SAMEORIGIN`, `Referrer-Policy: no-referrer`, `Cross-Origin-*-Policy`, … The
- * CSP allows only this origin's own scripts, which is all the bundled docs page at /docs uses.
- * Left out on purpose: `upgrade-insecure-requests` (the service speaks plain HTTP, so the docs page
- * would break when opened by address) and `Strict-Transport-Security` (set it at the TLS proxy).
+ * The basic security headers of every response, with helmet's defaults:
+ * `Content-Security-Policy`, `X-Content-Type-Options: nosniff`, `X-Frame-Options: SAMEORIGIN`,
+ * `Referrer-Policy: no-referrer`, `Cross-Origin-*-Policy`, … The CSP allows only this origin's own
+ * scripts, which is all the bundled docs page at /docs uses. Left out on purpose:
+ * `upgrade-insecure-requests` (the service speaks plain HTTP, so the docs page would break when
+ * opened by address) and `Strict-Transport-Security` (set it at the TLS proxy).
  *
- * The headers are computed once by helmet at start-up and set by one synchronous hook (running
- * helmet per request cost ~9 % of the CPU of a GET /book/{id}; see docs/benchmarks.md).
+ * Computed once by helmet at start-up; the first `onRequest` hook (src/http/request-start.ts)
+ * sets them on each reply (running helmet per request cost ~9 % of the CPU of a GET /book/{id};
+ * see docs/benchmarks.md).
+ *
+ * @returns header name (lower case) → value, frozen.
  */
-export async function registerSecurityHeaders(app: FastifyInstance): Promise<void> {
-  const headers = helmetHeaders()
-  app.addHook('onRequest', (_request, reply, done) => {
-    reply.headers(headers)
-    done()
-  })
+export function securityHeaders(): Readonly<Record<string, string>> {
+  return Object.freeze(helmetHeaders())
 }

@@ -1,15 +1,4 @@
-import {
-  DummyDriver,
-  Kysely,
-  PostgresAdapter,
-  PostgresIntrospector,
-  PostgresQueryCompiler,
-  SqliteAdapter,
-  SqliteIntrospector,
-  SqliteQueryCompiler,
-  sql,
-  type ExpressionBuilder
-} from 'kysely'
+import type { DatabaseIntrospector, DialectAdapter, ExpressionBuilder, Kysely, QueryCompiler, sql as Sql } from 'kysely'
 import type { BookFilter, BookQuery, SortField } from './book-store.js'
 import { foldText } from './fold.js'
 import type { Engine } from './migrations.js'
@@ -34,27 +23,37 @@ export interface Statement {
   parameters: readonly unknown[]
 }
 
+/** What the list queries need of Kysely: a query builder per engine, and its `sql` tag. */
+interface QueryBuilders {
+  builders: Record<Engine, Kysely<Database>>
+  sql: typeof Sql
+}
+
+let queryBuilders: Promise<QueryBuilders> | undefined
+
 /**
  * Kysely used only to write SQL (no connection): each engine's store runs the compiled text on
- * its own driver, so the list queries are built once for both engines.
+ * its own driver, so the list queries are built once for both engines. Imported on the first list
+ * query with parameters, not at start-up: Kysely is ~260 modules (~100 ms of a cold start).
  */
-const builders: Record<Engine, Kysely<Database>> = {
-  sqlite: new Kysely<Database>({
-    dialect: {
-      createAdapter: () => new SqliteAdapter(),
-      createDriver: () => new DummyDriver(),
-      createIntrospector: (db) => new SqliteIntrospector(db),
-      createQueryCompiler: () => new SqliteQueryCompiler()
+function listQueryBuilders(): Promise<QueryBuilders> {
+  queryBuilders ??= import('kysely').then((kysely) => {
+    const builder = (dialect: { Adapter: new () => DialectAdapter; Introspector: new (db: Kysely<unknown>) => DatabaseIntrospector; Compiler: new () => QueryCompiler }) =>
+      new kysely.Kysely<Database>({
+        dialect: {
+          createAdapter: () => new dialect.Adapter(),
+          createDriver: () => new kysely.DummyDriver(),
+          createIntrospector: (db) => new dialect.Introspector(db),
+          createQueryCompiler: () => new dialect.Compiler()
+        }
+      })
+    const builders = {
+      sqlite: builder({ Adapter: kysely.SqliteAdapter, Introspector: kysely.SqliteIntrospector, Compiler: kysely.SqliteQueryCompiler }),
+      postgres: builder({ Adapter: kysely.PostgresAdapter, Introspector: kysely.PostgresIntrospector, Compiler: kysely.PostgresQueryCompiler })
     }
-  }),
-  postgres: new Kysely<Database>({
-    dialect: {
-      createAdapter: () => new PostgresAdapter(),
-      createDriver: () => new DummyDriver(),
-      createIntrospector: (db) => new PostgresIntrospector(db),
-      createQueryCompiler: () => new PostgresQueryCompiler()
-    }
+    return { builders, sql: kysely.sql }
   })
+  return queryBuilders
 }
 
 /** The column each sort orders by (then by id). */
@@ -71,7 +70,7 @@ function likeContaining(term: string): string {
 }
 
 /** The WHERE conditions of `filter` (all must hold; none: always true). */
-function filters(eb: ExpressionBuilder<Database, 'books'>, filter: BookFilter) {
+function filters(eb: ExpressionBuilder<Database, 'books'>, filter: BookFilter, sql: typeof Sql) {
   // Both sides are folded (the terms here, the columns when stored), so a plain (case-sensitive on PostgreSQL) LIKE matches the same way on
   // both engines. On PostgreSQL the folded columns use the "C" collation and have trigram indexes.
   const containing = (column: 'title_folded' | 'author_folded', term: string) =>
@@ -112,14 +111,15 @@ function yearKeyset(query: BookQuery): { filter: BookFilter; after: BookQuery['a
  * row-value comparison `(column, id) > (key, id)` that the `(column, id)` index answers, so a page
  * costs O(limit) at any depth. Selects id, title, author, year.
  */
-export function listStatement(engine: Engine, query: BookQuery): Statement {
+export async function listStatement(engine: Engine, query: BookQuery): Promise<Statement> {
+  const { builders, sql } = await listQueryBuilders()
   const column = SORT_COLUMNS[query.sort ?? 'id']
   const direction = query.descending ? 'desc' : 'asc'
   const { filter, after } = yearKeyset(query)
   let select = builders[engine]
     .selectFrom('books')
     .select(['id', 'title', 'author', 'year'])
-    .where((eb) => filters(eb, filter))
+    .where((eb) => filters(eb, filter, sql))
   if (after) {
     const past = query.descending ? '<' : '>'
     select =
@@ -135,11 +135,12 @@ export function listStatement(engine: Engine, query: BookQuery): Statement {
 }
 
 /** The `SELECT count(*)` of `BookStore.count` for `filter` on `engine`, as column `total`. */
-export function countStatement(engine: Engine, filter: BookFilter): Statement {
+export async function countStatement(engine: Engine, filter: BookFilter): Promise<Statement> {
+  const { builders, sql } = await listQueryBuilders()
   const { sql: text, parameters } = builders[engine]
     .selectFrom('books')
     .select((eb) => eb.fn.countAll<number>().as('total'))
-    .where((eb) => filters(eb, filter))
+    .where((eb) => filters(eb, filter, sql))
     .compile()
   return { sql: text, parameters }
 }

@@ -51,7 +51,7 @@ export class PostgresBookStore implements BookStore {
 
   async *list(query?: BookQuery): AsyncIterable<Book> {
     if (query) {
-      const { sql, parameters } = listStatement('postgres', query)
+      const { sql, parameters } = await listStatement('postgres', query)
       yield* await this.query<Book>({ text: sql }, [...parameters])
       return
     }
@@ -59,7 +59,7 @@ export class PostgresBookStore implements BookStore {
   }
 
   async count(filter: BookFilter): Promise<number> {
-    const { sql, parameters } = countStatement('postgres', filter)
+    const { sql, parameters } = await countStatement('postgres', filter)
     const rows = await this.query<{ total: number }>({ text: sql }, [...parameters])
     return rows[0]!.total
   }

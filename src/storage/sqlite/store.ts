@@ -73,7 +73,7 @@ export class SqliteBookStore implements BookStore {
 
   async *list(query?: BookQuery): AsyncIterable<Book> {
     if (query) {
-      const { sql, parameters } = listStatement('sqlite', query)
+      const { sql, parameters } = await listStatement('sqlite', query)
       // One page at most (limit <= 1000 + 1), or a filtered list without limit: iterate lazily.
       yield* this.query(sql).iterate(...parameters) as IterableIterator<Book>
       return
@@ -82,7 +82,7 @@ export class SqliteBookStore implements BookStore {
   }
 
   async count(filter: BookFilter): Promise<number> {
-    const { sql, parameters } = countStatement('sqlite', filter)
+    const { sql, parameters } = await countStatement('sqlite', filter)
     return (this.query(sql).get(...parameters) as { total: number }).total
   }
 
