@@ -11,6 +11,8 @@ export interface Row extends Measurement {
   ratio: number | undefined
   /** requests/s of that baseline run. */
   baseline_rps?: number
+  /** p99 latency of that baseline run, in ms. */
+  baseline_p99_ms?: number
   /** requests/s of the Go peer under the same load, measured just before (when it was built). */
   peer_rps?: number
   /** requests/s of the scenario ÷ `peer_rps`. */
@@ -32,7 +34,6 @@ function targets(rows: Row[], coldStartMs: number): Array<[string, string, boole
   const post = find('sqlite post-book')
   const list100 = find('sqlite list-100')
   const list10k = find('sqlite list-10000')
-  const list10kCeiling = find('ceiling list-10000')
   const list1m = find('sqlite list-1000000')
   const pgGet = find('postgres get-book')
   const pgPost = find('postgres post-book')
@@ -46,8 +47,9 @@ function targets(rows: Row[], coldStartMs: number): Array<[string, string, boole
     ['PostgreSQL GET /book/{id} ≥ 0.6× SQLite', times(toSqlite(pgGet, get)), atLeast(toSqlite(pgGet, get), 0.6)],
     ['PostgreSQL POST /book ≥ 0.6× SQLite', times(toSqlite(pgPost, post)), atLeast(toSqlite(pgPost, post), 0.6)],
     ['Cold start to first authenticated 200 < 300 ms', `${coldStartMs} ms`, coldStartMs < 300],
-    ['GET /books, 10,000 books: p99 ≤ 1.1× the list ceiling\'s p99', list10k && list10kCeiling ? `${list10k.p99_ms} ms vs ${list10kCeiling.p99_ms} ms` : 'not run',
-      list10k && list10kCeiling ? list10k.p99_ms <= list10kCeiling.p99_ms * 1.1 : undefined],
+    // Against the list ceiling's run just before the service's (as every ratio), not the mean of its runs.
+    ['GET /books, 10,000 books: p99 ≤ 1.1× the list ceiling\'s p99', list10k?.baseline_p99_ms !== undefined ? `${list10k.p99_ms} ms vs ${list10k.baseline_p99_ms} ms` : 'not run',
+      list10k?.baseline_p99_ms !== undefined ? list10k.p99_ms <= list10k.baseline_p99_ms * 1.1 : undefined],
     ['GET /books, 1,000,000 books: peak RSS < 300 MB', list1m ? `${list1m.rss_mb} MB` : 'not run (quick mode)', list1m ? list1m.rss_mb < 300 && list1m.errors === 0 : undefined],
     ['Zero errors in every scenario', `${rows.reduce((sum, row) => sum + row.errors, 0)} errors`, rows.every((row) => row.errors === 0)]
   ]

@@ -103,6 +103,7 @@ async function run(target: Target, scenario: string, baseline: string | undefine
     scenario, target: target.name, baseline, ...m,
     ratio: reference && reference.rps > 0 ? m.rps / reference.rps : undefined,
     baseline_rps: reference?.rps,
+    baseline_p99_ms: reference?.p99_ms,
     peer_rps: peerRun?.rps,
     peer_ratio: peerRun && peerRun.rps > 0 ? m.rps / peerRun.rps : undefined
   }
