@@ -33,7 +33,8 @@ function processMetrics({ Registry, collectDefaultMetrics }: typeof import('prom
  * prom-client is imported here, so a start with `METRICS_ENABLED=false` never loads it.
  */
 export async function registerMetrics(app: FastifyInstance): Promise<void> {
-  const promClient = await import('prom-client')
+  // The CommonJS exports object: what Node and the bundle (scripts/bundle.ts) both give as `default`.
+  const promClient = (await import('prom-client')).default
   const { Counter, Histogram, Registry } = promClient
   const registry = new Registry()
   const labelNames = ['method', 'route', 'status_code'] as const
