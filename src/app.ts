@@ -85,6 +85,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   const registerMethodNotAllowed = methodNotAllowed(app)
 
+  // AUTH_USERNAME / AUTH_PASSWORD become the first admin account while no admin exists (issue 15).
+  // Started now and awaited once the app is ready: the password hash (scrypt, ~0.2 s) runs on
+  // libuv's thread pool while this thread registers the routes and compiles their schemas.
+  const firstAdmin = store.accounts.createFirstAdmin(config.AUTH_USERNAME, () => bootstrapHash(config.AUTH_PASSWORD))
+  firstAdmin.catch(() => {}) // handled by the await below; not an unhandled rejection meanwhile
+
   if (!config.AUTH_ENABLED) {
     app.log.warn('AUTH_ENABLED=false: the book routes are NOT protected; anyone who can reach the service can change the data')
   }
@@ -98,10 +104,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await apiDocument(app)
   if (config.METRICS_ENABLED) await registerMetrics(app)
 
-  // AUTH_USERNAME / AUTH_PASSWORD become the first admin account while no admin exists (issue 15).
-  if (await store.accounts.createFirstAdmin(config.AUTH_USERNAME, () => bootstrapHash(config.AUTH_PASSWORD))) {
-    app.log.info({ username: config.AUTH_USERNAME }, 'created the first admin account from AUTH_USERNAME and AUTH_PASSWORD')
-  }
   const verify = createTokenVerifier(config.SECRET_TOKEN)
   const generations = new TokenGenerations(store.accounts)
   await app.register(booksRoutes, {
@@ -119,5 +121,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(healthRoutes, { store })
   await app.register(registerMethodNotAllowed)
   await app.ready()
+  if (await firstAdmin) {
+    app.log.info({ username: config.AUTH_USERNAME }, 'created the first admin account from AUTH_USERNAME and AUTH_PASSWORD')
+  }
   return app
 }
