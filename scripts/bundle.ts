@@ -15,17 +15,41 @@
  * Modules loaded on demand (Kysely, node-postgres, prom-client) become chunks loaded only when
  * used, as before.
  *
- * Left out of the bundle, loaded from `node_modules` as usual: better-sqlite3 (a native addon),
- * pg-native (optional, not installed) and @fastify/swagger-ui (serves its own files from its
- * folder).
+ * Left out of the bundle, loaded from `node_modules` as usual: better-sqlite3 (a native addon)
+ * and pg-native (optional, not installed). Dependencies that read files beside their code
+ * (@fastify/swagger-ui's page) are bundled with `__dirname` still naming their folder there.
  */
-import { readdirSync, rmSync } from 'node:fs'
-import { build } from 'esbuild'
+import { readFileSync, readdirSync, rmSync } from 'node:fs'
+import { dirname, relative } from 'node:path'
+import { build, type Plugin } from 'esbuild'
 
 const DIST = new URL('../dist/', import.meta.url).pathname
 
 // Chunks of an earlier build (their names are hashes of their content).
 for (const file of readdirSync(DIST)) if (file.startsWith('chunk-')) rmSync(DIST + file)
+
+/**
+ * Keeps `__dirname` and `__filename` meaning the package's own folder and file for dependencies
+ * that read files beside their code (@fastify/swagger-ui's page, pino's worker): each such module
+ * gets both as locals, the path from the bundle's folder (`bundleDirectory`, set by the banner)
+ * back to where the file was bundled from. The layout this needs, `dist/` beside `node_modules/`,
+ * is the one the external packages need anyway.
+ */
+const packageFolders: Plugin = {
+  name: 'package-folders',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]node_modules[\\/].*\.c?js$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8')
+      if (!/\b__(dirname|filename)\b/.test(source)) return undefined
+      const folder = JSON.stringify(relative(DIST, dirname(args.path)))
+      const file = JSON.stringify(relative(DIST, args.path))
+      const locals =
+        `var __dirname = require('node:path').join(bundleDirectory, ${folder}), ` +
+        `__filename = require('node:path').join(bundleDirectory, ${file});`
+      return { contents: locals + source, loader: 'js' }
+    })
+  }
+}
 
 await build({
   entryPoints: {
@@ -43,8 +67,14 @@ await build({
   target: 'node22',
   // Stack traces map to src/ with `node --enable-source-maps` (esbuild reads tsc's maps).
   sourcemap: true,
-  external: ['better-sqlite3', 'pg-native', '@fastify/swagger-ui'],
-  // CommonJS dependencies call `require` for Node's own modules; an ES module has none.
-  banner: { js: "import { createRequire as bundleRequire } from 'node:module'; const require = bundleRequire(import.meta.url);" },
+  external: ['better-sqlite3', 'pg-native'],
+  plugins: [packageFolders],
+  // CommonJS dependencies call `require` for Node's own modules; an ES module has none. And the
+  // bundle's folder, for the package folders above.
+  banner: {
+    js:
+      "import { createRequire as bundleRequire } from 'node:module'; const require = bundleRequire(import.meta.url); " +
+      "const bundleDirectory = import.meta.dirname;"
+  },
   logLevel: 'warning'
 })
