@@ -20,7 +20,6 @@
  * (@fastify/swagger-ui's page) are bundled with `__dirname` still naming their folder there.
  */
 import { readFileSync, readdirSync, rmSync } from 'node:fs'
-import { dirname, relative } from 'node:path'
 import { build, type Plugin } from 'esbuild'
 
 const DIST = new URL('../dist/', import.meta.url).pathname
@@ -31,9 +30,9 @@ for (const file of readdirSync(DIST)) if (file.startsWith('chunk-')) rmSync(DIST
 /**
  * Keeps `__dirname` and `__filename` meaning the package's own folder and file for dependencies
  * that read files beside their code (@fastify/swagger-ui's page, pino's worker): each such module
- * gets both as locals, the path from the bundle's folder (`bundleDirectory`, set by the banner)
- * back to where the file was bundled from. The layout this needs, `dist/` beside `node_modules/`,
- * is the one the external packages need anyway.
+ * gets both as locals, found at run time where Node would find the package from `dist/`
+ * (`packageFolder`, defined by the banner), so a hoisted `node_modules` works too. A package
+ * nested inside another's `node_modules` could resolve to another copy: the build refuses it.
  */
 const packageFolders: Plugin = {
   name: 'package-folders',
@@ -41,15 +40,37 @@ const packageFolders: Plugin = {
     build.onLoad({ filter: /[\\/]node_modules[\\/].*\.c?js$/ }, (args) => {
       const source = readFileSync(args.path, 'utf8')
       if (!/\b__(dirname|filename)\b/.test(source)) return undefined
-      const folder = JSON.stringify(relative(DIST, dirname(args.path)))
-      const file = JSON.stringify(relative(DIST, args.path))
+      const inModules = args.path.split(/[\\/]node_modules[\\/]/)
+      const segments = inModules.at(-1)!.split(/[\\/]/)
+      const nameLength = segments[0]!.startsWith('@') ? 2 : 1
+      if (inModules.length > 2) {
+        return { errors: [{ text: `${args.path} uses __dirname inside a nested node_modules: make its package external` }] }
+      }
+      const name = JSON.stringify(segments.slice(0, nameLength).join('/'))
+      const folder = JSON.stringify(segments.slice(nameLength, -1).join('/'))
+      const file = JSON.stringify(segments.at(-1))
       const locals =
-        `var __dirname = require('node:path').join(bundleDirectory, ${folder}), ` +
-        `__filename = require('node:path').join(bundleDirectory, ${file});`
+        `var __dirname = require('node:path').join(packageFolder(${name}), ${folder}), ` +
+        `__filename = require('node:path').join(__dirname, ${file});`
       return { contents: locals + source, loader: 'js' }
     })
   }
 }
+
+/**
+ * Top of every output file. CommonJS dependencies call `require` for Node's own modules, and an
+ * ES module has none; `packageFolder(name)` is the folder Node's lookup finds package `name` in.
+ */
+const BANNER = `import { createRequire as bundleRequire } from 'node:module';
+import { existsSync as bundleExists } from 'node:fs';
+const require = bundleRequire(import.meta.url);
+const packageFolder = (name) => {
+  for (const modules of require.resolve.paths(name) ?? []) {
+    const folder = modules + '/' + name;
+    if (bundleExists(folder + '/package.json')) return folder;
+  }
+  throw new Error('package ' + name + ' not found from ' + import.meta.dirname);
+};`
 
 await build({
   entryPoints: {
@@ -69,12 +90,6 @@ await build({
   sourcemap: true,
   external: ['better-sqlite3', 'pg-native'],
   plugins: [packageFolders],
-  // CommonJS dependencies call `require` for Node's own modules; an ES module has none. And the
-  // bundle's folder, for the package folders above.
-  banner: {
-    js:
-      "import { createRequire as bundleRequire } from 'node:module'; const require = bundleRequire(import.meta.url); " +
-      "const bundleDirectory = import.meta.dirname;"
-  },
+  banner: { js: BANNER },
   logLevel: 'warning'
 })
