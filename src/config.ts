@@ -162,6 +162,7 @@ interface AjvError {
   params: Record<string, unknown>
 }
 
+let settingsAjv: Ajv | undefined
 let validateSettings: ValidateFunction | undefined
 
 /**
@@ -173,7 +174,7 @@ let validateSettings: ValidateFunction | undefined
  * (`validateSchema`, ~20 ms more) is skipped.
  */
 function settingsValidator(): ValidateFunction {
-  validateSettings ??= new Ajv({
+  settingsAjv ??= new Ajv({
     allErrors: true,
     removeAdditional: true,
     useDefaults: true,
@@ -181,7 +182,8 @@ function settingsValidator(): ValidateFunction {
     allowUnionTypes: true,
     addUsedSchema: false,
     validateSchema: false
-  }).compile(structuredClone(configSchema))
+  })
+  validateSettings ??= settingsAjv.compile(structuredClone(configSchema))
   return validateSettings
 }
 
@@ -205,14 +207,16 @@ function dotenvVariables(): Record<string, string> {
 export function loadConfig(env: Record<string, string | undefined> = process.env, dotenv = true): Config {
   // An empty value means "not set": `PORT= npm start` should fall back to the default.
   const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''))
-  const values: Record<string, unknown> = { ...(dotenv ? dotenvVariables() : {}), ...present }
+  const given: Record<string, string | undefined> = { ...(dotenv ? dotenvVariables() : {}), ...present }
+  // Validation coerces and fills in place: `given` keeps the text as written, for the message.
+  const values: Record<string, unknown> = { ...given }
   const validate = settingsValidator()
   if (validate(values)) return values as Config
   const first = (validate.errors as AjvError[])[0]!
   const name = (first.instancePath.replace(/^\//, '') || String(first.params.missingProperty ?? '')) as SettingName
   const setting: Setting | undefined = settings[name]
-  if (!setting) throw new ConfigError(`Invalid configuration: ${new Ajv().errorsText(validate.errors, { dataVar: 'env' })}`)
-  const shown = setting.secret ? '' : ` (got ${JSON.stringify(present[name] ?? '')})`
+  if (!setting) throw new ConfigError(`Invalid configuration: ${settingsAjv!.errorsText(validate.errors, { dataVar: 'env' })}`)
+  const shown = setting.secret ? '' : ` (got ${JSON.stringify(given[name] ?? '')})`
   throw new ConfigError(`Invalid configuration: ${name} must be ${setting.accepts}${shown}`)
 }
 

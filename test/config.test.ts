@@ -74,6 +74,22 @@ describe('configuration', () => {
       removeDirectory(directory)
     }
   })
+
+  test('a bad value in the .env file is named with the text written there', () => {
+    const directory = temporaryDirectory()
+    const cwd = process.cwd()
+    try {
+      writeFileSync(join(directory, '.env'), 'PORT=eighty\n')
+      process.chdir(directory)
+      assert.throws(
+        () => loadConfig({}),
+        (error: unknown) => error instanceof ConfigError && error.message === 'Invalid configuration: PORT must be an integer from 0 to 65535 (got "eighty")'
+      )
+    } finally {
+      process.chdir(cwd)
+      removeDirectory(directory)
+    }
+  })
 })
 
 describe('configuration values read by the app', () => {

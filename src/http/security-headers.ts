@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import helmet, { type HelmetOptions } from 'helmet'
 
-/** The helmet options of the service (see {@link registerSecurityHeaders}). */
+/** The helmet options of the service (see {@link securityHeaders}). */
 const OPTIONS: HelmetOptions = {
   contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } },
   strictTransportSecurity: false
