@@ -1,0 +1,111 @@
+import assert from 'node:assert/strict'
+import { randomBytes } from 'node:crypto'
+import { after, before, describe, test } from 'node:test'
+import { BASE_IMAGE, IMAGE, answers, healthCheckPasses, podman, podmanQuietly, run, waitFor } from './podman.js'
+import { freePort } from '../../test/support/server.js'
+
+/**
+ * compose.yaml as a user runs it (README "Container"), with podman-compose: two book-service
+ * instances on PostgreSQL behind HAProxy. The official postgres and haproxy images are replaced,
+ * through POSTGRES_IMAGE and HAPROXY_IMAGE, by local builds of Debian's packages
+ * (container/local/), since these machines reach no container registry. The services share the
+ * project's own network; only the balancer is published, on 127.0.0.1 and a free port.
+ */
+const PROJECT = `bookservicetest${process.pid}`
+const POSTGRES_IMAGE = `localhost/${PROJECT}-postgres:15`
+const HAPROXY_IMAGE = `localhost/${PROJECT}-haproxy:2.6`
+const INSTANCES = [`${PROJECT}_book-1_1`, `${PROJECT}_book-2_1`]
+const AUTH_PASSWORD = randomBytes(16).toString('hex')
+
+/** Runs podman-compose on compose.yaml for the test project, with the variables compose.env would give. */
+function compose(args: string[], env: Record<string, string>): string {
+  return run('podman-compose', ['--project-name', PROJECT, '--file', 'compose.yaml', ...args], 300_000, env)
+}
+
+/** GET `path` from inside `container` (the instances are not published): status and body. */
+function getInside(container: string, path: string, token: string): { status: number; body: unknown } {
+  const script = `fetch('http://127.0.0.1:8080${path}', { headers: { authorization: 'Bearer ${token}' } })
+    .then(async (response) => console.log(JSON.stringify({ status: response.status, body: await response.json() })))`
+  return JSON.parse(podman(['exec', container, 'node', '-e', script])) as { status: number; body: unknown }
+}
+
+describe('compose.yaml: two instances on PostgreSQL behind HAProxy', () => {
+  let balancer = ''
+  let token = ''
+
+  before(async () => {
+    for (const [name, tag] of [['postgres', POSTGRES_IMAGE], ['haproxy', HAPROXY_IMAGE]] as const) {
+      podman(
+        ['build', '--quiet', '--layers=false', '--network', 'host', '--build-arg', `BASE_IMAGE=${BASE_IMAGE}`,
+          '--file', `container/local/${name}.Containerfile`, '--tag', tag, 'container/local'],
+        600_000
+      )
+    }
+    const port = await freePort()
+    compose(['up', '-d'], {
+      SECRET_TOKEN: randomBytes(32).toString('hex'),
+      AUTH_PASSWORD,
+      POSTGRES_PASSWORD: randomBytes(16).toString('hex'),
+      BALANCER_PORT: `127.0.0.1:${port}`,
+      BOOK_SERVICE_IMAGE: IMAGE,
+      POSTGRES_IMAGE,
+      HAPROXY_IMAGE
+    })
+    balancer = `http://127.0.0.1:${port}`
+    for (const instance of INSTANCES) {
+      await waitFor(`${instance} to be ready`, () => getInside(instance, '/readyz', '').status === 200)
+    }
+    await waitFor('the balancer to answer', () => answers(`${balancer}/readyz`))
+    const response = await fetch(`${balancer}/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'admin', password: AUTH_PASSWORD })
+    })
+    assert.equal(response.status, 200)
+    token = ((await response.json()) as { data: { token: string } }).data.token
+  }, { timeout: 900_000 })
+
+  after(() => {
+    const containers = podman(['ps', '--all', '--quiet', '--filter', `label=io.podman.compose.project=${PROJECT}`]).split('\n').filter(Boolean)
+    if (containers.length > 0) podmanQuietly(['rm', '--force', '--volumes', '--time', '0', ...containers])
+    podmanQuietly(['volume', 'rm', '--force', `${PROJECT}_postgres-data`])
+    podmanQuietly(['network', 'rm', '--force', `${PROJECT}_default`])
+    podmanQuietly(['rmi', '--force', POSTGRES_IMAGE, HAPROXY_IMAGE])
+  })
+
+  test('a book created through the balancer is read back through each instance', async () => {
+    const created = await fetch(`${balancer}/book`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'Kindred', author: 'Octavia E. Butler', year: 1979 })
+    })
+    assert.equal(created.status, 201)
+    const book = ((await created.json()) as { data: { id: number } }).data
+    for (const instance of INSTANCES) {
+      assert.deepEqual(getInside(instance, `/book/${book.id}`, token), {
+        status: 200,
+        body: { status: 200, message: 'Book retrieved successfully', data: book }
+      })
+    }
+  })
+
+  test('the health checks of PostgreSQL and of the instances pass', () => {
+    for (const container of [`${PROJECT}_postgres_1`, ...INSTANCES]) assert.ok(healthCheckPasses(container), container)
+  })
+
+  test('with one instance stopped, the balancer keeps serving reads and writes', async () => {
+    podman(['stop', '--time', '10', INSTANCES[0]!], 60_000)
+    // Round robin would send every other request to the stopped instance without the checks.
+    for (let request = 0; request < 6; request++) {
+      const response = await fetch(`${balancer}/books`, { headers: { authorization: `Bearer ${token}` } })
+      assert.equal(response.status, 200)
+      await response.arrayBuffer()
+    }
+    const created = await fetch(`${balancer}/book`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'Dawn', author: 'Octavia E. Butler', year: 1987 })
+    })
+    assert.equal(created.status, 201)
+  })
+})
