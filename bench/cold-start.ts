@@ -1,5 +1,5 @@
 /**
- * `node --import tsx bench/cold-start.ts [runs]`: starts `node dist/server.js` on a seeded SQLite
+ * `node --import tsx bench/cold-start.ts [runs]`: starts `node dist/start.js` on a seeded SQLite
  * database `runs` times (default 5) and prints each time from spawn to the first authenticated
  * 200 on GET /book/1, then the best and the median, and the CPU time the process had used by
  * then (which a busy machine inflates far less than the wall time). Expects `npm run build` done.

@@ -1,10 +1,10 @@
 /**
- * `npm run bench:export` (issue 14): the peak memory of `book-service export` over a large
+ * `npm run bench:export`: the peak memory of `book-service export` over a large
  * catalogue, to show the export streams in bounded memory.
  *
  * Seeds a SQLite file with EXPORT_BOOKS books (default 1,000,000; the service's own migrations,
  * then rows written directly: bench/seed.ts), then runs the built command line
- * (`dist/cli.js export`) once per format, writing to a file, and prints for each the books
+ * (`dist/book-service.js export`) once per format, writing to a file, and prints for each the books
  * written, the time taken and the peak resident set size (the process's own `maxRSS`, reported
  * as it exits). Everything is removed afterwards. A benchmark, not a test: run it on a quiet machine.
  */
@@ -15,7 +15,7 @@ import { join } from 'node:path'
 import { seedSqlite } from './seed.js'
 
 const BOOKS = Number(process.env.EXPORT_BOOKS ?? 1_000_000)
-const CLI_ENTRY = new URL('../dist/cli.js', import.meta.url).pathname
+const CLI_ENTRY = new URL('../dist/book-service.js', import.meta.url).pathname
 /** Loaded into the measured process: reports its peak RSS (kB) on stderr as it exits. */
 const REPORT_RSS = 'data:text/javascript,process.on("exit",()=>process.stderr.write(`maxrss_kb=${process.resourceUsage().maxRSS}\\n`))'
 

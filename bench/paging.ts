@@ -1,8 +1,8 @@
 /**
- * `npm run bench:paging` (issue 7): latency of list pages at 1,000,000 books on SQLite.
+ * `npm run bench:paging`: latency of list pages at 1,000,000 books on SQLite.
  *
  * Seeds a SQLite file (the service's own migrations, then 1,000,000 rows written directly),
- * starts the built service (`dist/server.js`) as a real process on 127.0.0.1, and drives each
+ * starts the built service (`dist/start.js`) as a real process on 127.0.0.1, and drives each
  * scenario with autocannon for a bounded time. A single-book GET runs in the same process and
  * run as the baseline, so the figures can be compared as ratios on a shared machine. Results
  * are printed and appended to docs/benchmarks-paging.md. Everything stops by itself.
@@ -16,7 +16,7 @@ import { cpus, loadavg, tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import autocannon from 'autocannon'
 import { createSigner } from 'fast-jwt'
-import { encodeCursor } from '../src/storage/cursor.js'
+import { encodeCursor } from '../src/book/cursor.js'
 import { SERVER_ENTRY, freePort } from './processes.js'
 import { seedSqlite, seededBook } from './seed.js'
 
@@ -37,7 +37,7 @@ const between = (low: number, high: number) => low + Math.floor(Math.random() * 
 interface Scenario {
   name: string
   path: () => string
-  /** Held to the p99 target of issue 7. */
+  /** Held to the p99 target ({@link TARGET_P99_MS}). */
   target: boolean
 }
 
@@ -124,7 +124,7 @@ async function run(url: string, token: string, scenario: Scenario): Promise<Resu
 }
 
 async function main(): Promise<void> {
-  if (!existsSync(SERVER_ENTRY)) throw new Error('dist/server.js is missing: run `npm run build` first')
+  if (!existsSync(SERVER_ENTRY)) throw new Error('dist/start.js is missing: run `npm run build` first')
   const directory = mkdtempSync(join(tmpdir(), 'book-paging-bench-'))
   const database = join(directory, 'books.db')
   const seedStart = performance.now()
@@ -185,7 +185,7 @@ async function main(): Promise<void> {
     `Node ${process.version}, ${cpus().length} CPUs (load average at the end ${loadavg()[0]!.toFixed(1)}: ` +
       `the machine is shared, so compare the × baseline column across runs), autocannon ${CONNECTIONS} connections, ` +
       `${SECONDS} s per scenario, service as a real process on 127.0.0.1. Seeding took ${seedSeconds.toFixed(1)} s. ` +
-      `Target (issue 7): p99 < ${TARGET_P99_MS} ms for the scenarios marked ✱.`,
+      `Target: p99 < ${TARGET_P99_MS} ms for the scenarios marked ✱.`,
     '',
     '| Scenario | req/s | × baseline | p50 ms | p99 ms | max ms | errors |',
     '|---|---:|---:|---:|---:|---:|---:|',

@@ -5,7 +5,7 @@ import { createServer } from 'node:net'
 import { join } from 'node:path'
 
 /** The built service entry; `npm run bench` builds it first. */
-export const SERVER_ENTRY = new URL('../dist/server.js', import.meta.url).pathname
+export const SERVER_ENTRY = new URL('../dist/start.js', import.meta.url).pathname
 const BASELINE_ENTRY = new URL('./baseline.ts', import.meta.url).pathname
 
 /** A process started by the benchmark, listening on 127.0.0.1:`port`. */
@@ -116,7 +116,7 @@ export async function startBaseline(kind: string, directory: string): Promise<Ta
 }
 
 /**
- * Starts the real service (`node dist/server.js`) on 127.0.0.1 with `databaseUrl`, logging at
+ * Starts the real service (`node dist/start.js`) on 127.0.0.1 with `databaseUrl`, logging at
  * `info` into `directory/service.log`. Ready when `readyPath` (with `readyHeaders`) answers 200:
  * pass an authenticated GET /book/1 to measure the cold start to the first successful request.
  */

@@ -1,6 +1,6 @@
 /**
  * `node --import tsx bench/profile.ts <get|post|list> [seconds]`: starts `node --cpu-prof
- * dist/server.js` on a seeded SQLite database (1,000 books; 10,000 for `list`), loads one
+ * dist/start.js` on a seeded SQLite database (1,000 books; 10,000 for `list`), loads one
  * scenario for `seconds` (default 8) with 50 connections, stops the service (its log is in the same folder) and prints the
  * hottest functions of the CPU profile (self time), plus the path of the `.cpuprofile` file
  * (open it in Chrome DevTools or speedscope for the full picture).

@@ -29,7 +29,7 @@ const END = '<!-- results:end -->'
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)] ?? 0
 const times = (ratio: number | undefined) => (ratio === undefined ? 'not run' : `${ratio.toFixed(2)}×`)
 
-/** The performance targets (issue 11), checked against a run: `[target, measured, met]`. */
+/** The performance targets (docs/benchmarks.md), checked against a run: `[target, measured, met]`. */
 function targets(rows: Row[], coldStartMs: number): Array<[string, string, boolean | undefined]> {
   const find = (name: string) => rows.find((row) => row.scenario === name)
   const get = find('sqlite get-book')
@@ -72,7 +72,7 @@ function markdown(options: ReportOptions): string {
         `${row.peer_rps ?? '—'} | ${row.peer_ratio === undefined ? '—' : `${row.peer_ratio.toFixed(2)}×`} |`
     ),
     '',
-    `Cold start (spawn of \`node dist/server.js\` to the first authenticated 200 on GET /book/1, SQLite, on an existing ` +
+    `Cold start (spawn of \`node dist/start.js\` to the first authenticated 200 on GET /book/1, SQLite, on an existing ` +
       `database): **${median(options.restarts)} ms** (median of ${options.restarts.length} restarts on the 1,000-book set: ${options.restarts.join(', ')} ms). ` +
       `First start on a newly seeded database, which also stores the first admin and hashes its password (scrypt): ` +
       `median ${median(options.firstStarts)} ms (${options.firstStarts.join(', ')} ms).`,

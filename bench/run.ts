@@ -156,7 +156,7 @@ async function service(databaseUrl: string, name: string, dataDirectory: string,
 
 /** Spawn-to-first-authenticated-200 times (ms) of the SQLite starts on a newly seeded database. */
 const firstStarts: number[] = []
-/** The same for restarts on a database the service has used (issue 11's cold start target). */
+/** The same for restarts on a database the service has used (the cold start target of docs/benchmarks.md). */
 const restarts: number[] = []
 
 async function sqliteDataSet(count: number): Promise<{ url: string; dir: string }> {

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3'
 import pg from 'pg'
-import { foldText } from '../src/storage/fold.js'
+import { foldText } from '../src/book/fold.js'
 import { SqliteBookStore } from '../src/storage/sqlite/store.js'
 import { createScratchDatabase, type ScratchDatabase } from '../test/support/scratch-database.js'
 import { seededBook } from './seeded-book.js'

@@ -1,19 +1,20 @@
 /**
- * Second step of `npm run build`, after `tsc`: replaces the three modules the entries load,
- * `dist/serve.js` (`npm start`, `book-service serve`), `dist/command-line.js` (`book-service …`)
- * and the SQLite writer thread, with esbuild bundles of the compiled service and its
- * dependencies. A start then reads a few files instead of ~960 modules (TypeBox alone is ~370):
- * about a quarter less wall and CPU time to the first answer (docs/benchmarks.md, "Cold start").
+ * Second step of `npm run build`, after `tsc`: replaces the two entries, `dist/start.js`
+ * (`npm start`) and `dist/book-service.js` (`book-service …`), and the SQLite writer thread with
+ * esbuild bundles of the compiled service and its dependencies. A start then reads a few files
+ * instead of ~960 modules (TypeBox alone is ~370): about a quarter less wall and CPU time to the
+ * first answer (docs/benchmarks.md, "Cold start").
  *
- * What stays as `tsc` wrote it: `dist/server.js` and `dist/cli.js`, which import `runtime.js`
- * first (the Node.js version check, the compile cache) and then the bundle with `import()`; the
- * typed client (`dist/index.js`, `dist/client.js`) and every declaration file.
+ * Each entry stays what its source says: `cli/runtime.js` first (the Node.js version check, the
+ * compile cache), then the rest of the service with `import()`, which the bundle keeps as a chunk
+ * loaded only then, so the cache is on before that chunk is compiled. What stays as `tsc` wrote
+ * it: the typed client (`dist/client.js`, the package entry) and every declaration file.
  *
  * Layout rules the bundled code relies on: every output sits directly in `dist/`, beside the
  * entries, so `new URL('../package.json', import.meta.url)` (the version) still names the
  * package's file and the write queue's `./writer-thread.js` names the bundled writer thread.
  * Modules loaded on demand (Kysely, node-postgres, prom-client) become chunks loaded only when
- * used, as before.
+ * used, as in the source.
  *
  * Left out of the bundle, loaded from `node_modules` as usual: better-sqlite3 (a native addon)
  * and pg-native (optional, not installed). Dependencies that read files beside their code
@@ -74,8 +75,8 @@ const packageFolder = (name) => {
 
 await build({
   entryPoints: {
-    serve: `${DIST}serve.js`,
-    'command-line': `${DIST}command-line.js`,
+    start: `${DIST}start.js`,
+    'book-service': `${DIST}book-service.js`,
     'writer-thread': `${DIST}storage/sqlite/writer-thread.js`
   },
   outdir: DIST,

@@ -1,26 +1,32 @@
 import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
-import { createAuthHook, createTokenSigner, createTokenVerifier } from './auth/tokens.js'
-import { BODY_VALIDATION_OPTIONS } from './book/validation.js'
-import { booksRoutes } from './routes/books/index.js'
-import { trustProxyOption, type Config } from './config.js'
-import { connectionOptions, limitConnections } from './http/connection-limits.js'
-import { corsOrigins, registerCors } from './http/cors.js'
-import { badUrlHandler, clientErrorHandler, errorHandler, methodNotAllowed, notFoundHandler } from './http/errors.js'
-import { healthRoutes } from './routes/health.js'
-import { acceptEveryMethod, answerConnect } from './http/methods.js'
-import { readBodiesAsJson } from './http/json-body.js'
-import { loginRoute } from './routes/login.js'
-import { registerMetrics } from './http/metrics.js'
-import { serializerPerSchema } from './http/response-serializers.js'
-import { apiDocument } from './http/openapi.js'
-import { RequestLog } from './http/request-log.js'
-import { routableUrl } from './http/request-url.js'
-import { registerRequestStart } from './http/request-start.js'
+import { createAuthHook } from './auth/auth-hook.js'
 import { bootstrapHash } from './auth/password.js'
 import { bookRight } from './auth/roles.js'
 import { TokenGenerations } from './auth/token-generations.js'
+import { createTokenSigner, createTokenVerifier } from './auth/tokens.js'
+import { BODY_VALIDATION_OPTIONS } from './book/validation.js'
+import { trustProxyOption, type Config } from './config.js'
+import { apiDocument } from './http/api-document/openapi.js'
+import { clientErrorHandler, trackAnswers } from './http/errors/client-error.js'
+import { badUrlHandler, errorHandler, notFoundHandler } from './http/errors/error-handler.js'
+import { methodNotAllowed } from './http/errors/method-not-allowed.js'
+import { connectionOptions, limitConnections, limitConnectionsPerAddress } from './http/pipeline/connection-limits.js'
+import { corsOrigins, registerCors } from './http/pipeline/cors.js'
+import { routeUnmetExpectations } from './http/pipeline/expectations.js'
+import { readBodiesAsJson } from './http/pipeline/json-body.js'
+import { registerMetrics } from './http/pipeline/metrics.js'
+import { acceptEveryMethod, answerConnect } from './http/pipeline/methods.js'
+import { RequestLog } from './http/pipeline/request-log.js'
+import { registerRequestStart } from './http/pipeline/request-start.js'
+import { enforceSendDeadline } from './http/pipeline/send-deadline.js'
+import { routableUrl } from './http/pipeline/request-url.js'
+import { serializerPerSchema } from './http/pipeline/response-serializers.js'
+import { booksRoutes } from './routes/books/index.js'
+import { healthRoutes } from './routes/health.js'
+import { loginRoute } from './routes/login.js'
 import { usersRoutes } from './routes/users.js'
+import { webPageRoutes } from './routes/web-page.js'
 import type { BookStore } from './storage/book-store.js'
 
 /** Largest request body accepted, in bytes (1 MiB); larger ones get 413. */
@@ -42,8 +48,8 @@ export interface AppOptions {
 }
 
 /**
- * Builds the service (not listening): every route of the specification and decisions, the
- * envelope on every response, auth, logging. Tests call it in-process; `server.ts` listens.
+ * Builds the service (not listening): every route of the contract (docs/contract.md), the envelope
+ * on every response, auth, logging. Tests call it in-process; `src/cli/commands/serve.ts` listens.
  *
  * @returns the ready Fastify instance; `close()` stops it and closes the store.
  */
@@ -67,16 +73,20 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     schemaController: serializerPerSchema,
     frameworkErrors: badUrlHandler,
     rewriteUrl: routableUrl,
-    // An id segment of any length is an id like any other (decisions: "Ids": 404 after auth),
+    // An id segment of any length is an id like any other (docs/contract.md "Ids": 404 after auth),
     // never the router's 400; the request line is bounded by MAX_HEADER_SIZE anyway.
     routerOptions: { maxParamLength: Number.MAX_SAFE_INTEGER }
   })
   acceptEveryMethod(app)
   answerConnect(app)
+  routeUnmetExpectations(app)
+  trackAnswers(app.server)
 
   readBodiesAsJson(app)
 
   limitConnections(app.server, config)
+  limitConnectionsPerAddress(app.server, config)
+  enforceSendDeadline(app, config.SEND_TIMEOUT)
   app.setErrorHandler(errorHandler)
   app.setNotFoundHandler(notFoundHandler)
   // First: the request id, the single-Host check, then the security headers (one hook).
@@ -85,7 +95,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   const registerMethodNotAllowed = methodNotAllowed(app)
 
-  // AUTH_USERNAME / AUTH_PASSWORD become the first admin account while no admin exists (issue 15).
+  // AUTH_USERNAME / AUTH_PASSWORD become the first admin account while no admin exists.
   // Started now and awaited once the app is ready: the password hash (scrypt, ~0.2 s) runs on
   // libuv's thread pool while this thread registers the routes and compiles their schemas.
   const firstAdmin = store.accounts.createFirstAdmin(config.AUTH_USERNAME, () => bootstrapHash(config.AUTH_PASSWORD))
@@ -119,6 +129,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     sign: createTokenSigner(config.SECRET_TOKEN, config.TOKEN_TTL)
   })
   await app.register(healthRoutes, { store })
+  if (config.UI_ENABLED) await app.register(webPageRoutes)
   await app.register(registerMethodNotAllowed)
   await app.ready()
   if (await firstAdmin) {

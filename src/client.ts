@@ -1,13 +1,15 @@
+/**
+ * The package entry (`book-service` in package.json "main"/"types"): a small typed client of the
+ * service ({@link createClient}) and the Book and Account types. Its imports are types only, so
+ * importing it loads no server code.
+ */
+import type { Account, Role } from './account/schema.js'
 import type { Book, BookInput, BookPatch } from './book/schema.js'
-import type { Account, Role } from './storage/account-store.js'
-
-// A small typed client of the book service (see createClient). Type-only imports: nothing of the
-// server is loaded at run time.
 
 /** The Book types, as the service validates and returns them (src/book/schema.ts). */
 export type { Book, BookInput, BookPatch }
 
-/** An account as the service shows it (never its password), and the roles (issue 15). */
+/** An account as the service shows it (never its password), and the roles (README "Accounts and roles"). */
 export type { Account, Role }
 
 /** A new account for `createUser`: the password is 12 to 1024 characters. */
@@ -42,7 +44,7 @@ export interface ClientOptions {
   fetch?: typeof fetch
 }
 
-/** The operations of the service (spec: "Endpoints", decisions: "Token issuing", issue 15: the /users routes). */
+/** The operations of the service (docs/contract.md "Operations"; the /users routes: README "Accounts and roles"). */
 export interface BookClient {
   /** `POST /login`: gets a token for `username` and `password` and uses it for the next calls. */
   login(username: string, password: string): Promise<LoginResult>

@@ -23,6 +23,14 @@ export interface Setting {
 const ORIGIN = String.raw`\s*(\*|https?://[^\s,/]+)\s*`
 const CORS_ORIGINS_PATTERN = `^${ORIGIN}(,${ORIGIN})*$`
 
+/** The package's version (package.json `version`), shown by `--version` and in the API document. */
+export const packageVersion: string = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+).version
+
+/** Longest token lifetime, in seconds (one year): the most `TOKEN_TTL` and `book-service token --ttl` accept. */
+export const MAX_TOKEN_TTL_SECONDS = 31_536_000
+
 /** Every environment variable the service reads, with its validation and meaning. */
 export const settings = {
   PORT: {
@@ -75,8 +83,8 @@ export const settings = {
     secret: true
   },
   TOKEN_TTL: {
-    schema: Type.Integer({ minimum: 1, maximum: 31_536_000, default: 3600 }),
-    accepts: 'an integer number of seconds from 1 to 31536000',
+    schema: Type.Integer({ minimum: 1, maximum: MAX_TOKEN_TTL_SECONDS, default: 3600 }),
+    accepts: `an integer number of seconds from 1 to ${MAX_TOKEN_TTL_SECONDS}`,
     description: 'Lifetime in seconds of tokens issued by POST /login.'
   },
   LOGIN_RATE_LIMIT: {
@@ -112,6 +120,18 @@ export const settings = {
     accepts: 'an integer from 1 to 1000000',
     description: 'Most TCP connections open at once; further connections are closed at once (keep it under `ulimit -n`).'
   },
+  MAX_CONNECTIONS_PER_ADDRESS: {
+    schema: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 256 }),
+    accepts: 'an integer from 1 to 1000000',
+    description:
+      'Most TCP connections open at once from one client address; further ones from it are closed at once, so one client cannot hold the whole MAX_CONNECTIONS. Proxies trusted by TRUST_PROXY are not limited (every client arrives through them).'
+  },
+  SEND_TIMEOUT: {
+    schema: Type.Integer({ minimum: 1, maximum: 3600, default: 30 }),
+    accepts: 'an integer number of seconds from 1 to 3600',
+    description:
+      'Most time a connection may keep data waiting to be sent without the client taking any of it (a slow or stalled reader); such connections are dropped.'
+  },
   MAX_HEADER_SIZE: {
     schema: Type.Integer({ minimum: 1024, maximum: 1_048_576, default: 16_384 }),
     accepts: 'an integer number of bytes from 1024 to 1048576',
@@ -130,6 +150,12 @@ export const settings = {
     accepts: 'true or false',
     description:
       'Serve Prometheus metrics at GET /metrics (not behind auth: restrict it at the network). false answers 404.'
+  },
+  UI_ENABLED: {
+    schema: Type.Boolean({ default: true }),
+    accepts: 'true or false',
+    description:
+      'Serve the web page for managing the books at GET / (its assets under /assets/; not behind auth: the page signs in itself). false answers 404.'
   },
   CORS_ORIGINS: {
     schema: Type.Optional(Type.String({ pattern: CORS_ORIGINS_PATTERN })),
@@ -166,12 +192,11 @@ let settingsAjv: Ajv | undefined
 let validateSettings: ValidateFunction | undefined
 
 /**
- * The settings' validator, compiled on first use with the options env-schema used to give it
- * (strings coerced to integers and booleans, defaults filled in, unknown variables removed, every
- * error collected). Its own Ajv, not env-schema's: that one compiled JSON Schema's meta-schema when
- * it was imported (~60 ms of every start). The table above is the only schema it compiles, fixed
- * and exercised setting by setting in test/config.test.ts, so checking it against the meta-schema
- * (`validateSchema`, ~20 ms more) is skipped.
+ * The settings' validator, compiled on first use: strings coerced to integers and booleans,
+ * defaults filled in, unknown variables removed, every error collected. An Ajv of its own that
+ * compiles only the table above, so a start compiles no other schema (JSON Schema's meta-schema
+ * would cost ~60 ms). The table is fixed and exercised setting by setting in test/config.test.ts,
+ * so checking it against the meta-schema (`validateSchema`, ~20 ms more) is skipped.
  */
 function settingsValidator(): ValidateFunction {
   settingsAjv ??= new Ajv({
@@ -218,11 +243,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (!setting) throw new ConfigError(`Invalid configuration: ${settingsAjv!.errorsText(validate.errors, { dataVar: 'env' })}`)
   const shown = setting.secret ? '' : ` (got ${JSON.stringify(given[name] ?? '')})`
   throw new ConfigError(`Invalid configuration: ${name} must be ${setting.accepts}${shown}`)
-}
-
-/** True when `DATABASE_URL` names a PostgreSQL database rather than a SQLite file. */
-export function isPostgresUrl(databaseUrl: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(databaseUrl)
 }
 
 /**

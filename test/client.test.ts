@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { BookServiceError, createClient, type Book } from '../src/index.js'
+import { BookServiceError, createClient, type Book } from '../src/client.js'
 import { TEST_PASSWORD, signToken } from './support/app.js'
 import { removeDirectory, startServer, temporaryDirectory, type RunningServer } from './support/server.js'
 
@@ -28,7 +28,7 @@ describe('the typed client against the real server', () => {
   })
 
   test('the built package entry exports the client', async () => {
-    const entry = '../dist/index.js'
+    const entry = '../dist/client.js'
     const built = (await import(entry)) as Record<string, unknown>
     assert.equal(typeof built.createClient, 'function')
     assert.equal(typeof built.BookServiceError, 'function')

@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, test } from 'node:test'
-import { ConfigError, isPostgresUrl, loadConfig, trustProxyOption } from '../src/config.js'
+import { ConfigError, loadConfig, trustProxyOption } from '../src/config.js'
 import { SERVER_ENTRY, removeDirectory, temporaryDirectory } from './support/server.js'
 
 describe('configuration', () => {
@@ -93,13 +93,6 @@ describe('configuration', () => {
 })
 
 describe('configuration values read by the app', () => {
-  test('isPostgresUrl: postgres:// and postgresql:// (any case) name PostgreSQL; anything else is a SQLite path', () => {
-    for (const url of ['postgres://u@h/db', 'postgresql://h/db', 'POSTGRES://h/db']) assert.equal(isPostgresUrl(url), true, url)
-    for (const url of ['./data/books.db', ':memory:', '/var/lib/postgres/books.db', 'postgres.db', 'mysql://h/db']) {
-      assert.equal(isPostgresUrl(url), false, url)
-    }
-  })
-
   test('trustProxyOption: true, false, or the trimmed list of addresses and ranges', () => {
     assert.equal(trustProxyOption('true'), true)
     assert.equal(trustProxyOption('false'), false)

@@ -1,10 +1,21 @@
-import Type from 'typebox'
-import { ROLES } from '../storage/account-store.js'
+import Type, { type Static } from 'typebox'
 
 /**
- * The account resource of issue 15, and the one place its rules live: these schemas validate the
- * /users bodies (and the `book-service user` arguments), serialize responses and describe the API.
+ * The account resource (README "Accounts and roles"), and the one place its rules live: these
+ * schemas validate the /users bodies (and the `book-service user` arguments), serialize responses
+ * and describe the API.
  */
+
+/** The roles: `reader` reads books, `editor` also writes them, `admin` also manages accounts. */
+export const ROLES = ['reader', 'editor', 'admin'] as const
+
+/** One of {@link ROLES}. */
+export type Role = (typeof ROLES)[number]
+
+/** True when `value` is one of {@link ROLES}. */
+export function isRole(value: unknown): value is Role {
+  return typeof value === 'string' && (ROLES as readonly string[]).includes(value)
+}
 
 /** Shortest and longest password accepted for an account, in code points. */
 export const PASSWORD_LENGTH = { min: 12, max: 1024 } as const
@@ -35,7 +46,7 @@ export const RoleName = Type.Union(
   { description: '`reader`: GET /books, GET /book/{id}. `editor`: the five book operations. `admin`: editor plus /users.' }
 )
 
-/** An account as every response shows it: never its password or hash. */
+/** An account as every response shows it: never its password or hash. Times are ISO 8601 UTC strings. */
 export const Account = Type.Object(
   {
     username: Type.String({ description: 'As given when created (lookups ignore case).' }),
@@ -48,6 +59,7 @@ export const Account = Type.Object(
     examples: [{ username: 'alice', role: 'editor', created_at: '2026-01-02T03:04:05.000Z', updated_at: '2026-01-02T03:04:05.000Z' }]
   }
 )
+export type Account = Static<typeof Account>
 
 /** Body of POST /users. Unknown fields are ignored. */
 export const AccountInput = Type.Object(
@@ -60,6 +72,11 @@ export const AccountChangeInput = Type.Object(
   { password: Type.Optional(Password), role: Type.Optional(RoleName) },
   { additionalProperties: true, examples: [{ role: 'reader' }] }
 )
+
+/** The unique key of a username: NFC, then lower case (so `Alice` and `alice` are one account). */
+export function usernameKey(username: string): string {
+  return username.normalize('NFC').toLowerCase()
+}
 
 /** Path parameters of the /users/{username} routes. */
 export const AccountParams = Type.Object({

@@ -1,5 +1,6 @@
 import { join } from 'node:path'
-import { ConfigError, isPostgresUrl, type Config } from '../config.js'
+import { ConfigError, type Config } from '../config.js'
+import { engineOf } from '../storage/engine.js'
 import { dataDirectory, keptSecret } from './secrets.js'
 
 /** Files (in the data folder) that keep generated credentials between starts. */
@@ -7,7 +8,7 @@ const SECRET_FILE = 'secret_token'
 const PASSWORD_FILE = 'auth_password'
 
 /**
- * The signing secret (decisions: "Everything else"): `SECRET_TOKEN`, or with SQLite the one kept
+ * The signing secret (docs/contract.md "Everything else"): `SECRET_TOKEN`, or with SQLite the one kept
  * in the data folder, generated (mode 0600) the first time. The server and `book-service token`
  * both use this, so a minted token verifies on the server.
  *
@@ -16,15 +17,16 @@ const PASSWORD_FILE = 'auth_password'
  */
 export function resolveSecret(config: Pick<Config, 'SECRET_TOKEN' | 'DATABASE_URL'>): string {
   if (config.SECRET_TOKEN !== undefined) return config.SECRET_TOKEN
-  if (isPostgresUrl(config.DATABASE_URL)) {
+  if (engineOf(config.DATABASE_URL) === 'postgres') {
     throw new ConfigError('SECRET_TOKEN must be set when DATABASE_URL is PostgreSQL (every instance must share it)')
   }
   return keptSecret(dataDirectory(config.DATABASE_URL), SECRET_FILE).value
 }
 
 /**
- * The login password (decisions: "Token issuing"): `AUTH_PASSWORD`, or the one kept in the data
- * folder, generated the first time; then `announce` is told the lines to show the operator once.
+ * The first admin's password (docs/contract.md "Authentication"): `AUTH_PASSWORD`, or the one kept
+ * in the data folder, generated the first time; then `announce` is told the lines to show the
+ * operator once.
  */
 export function resolvePassword(
   config: Pick<Config, 'AUTH_PASSWORD' | 'AUTH_USERNAME' | 'DATABASE_URL'>,

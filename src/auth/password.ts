@@ -1,9 +1,9 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto'
 
 /**
- * scrypt cost parameters of new password hashes (issue 15): N = 2^14, r = 8, p = 5, one of the
- * OWASP Password Storage Cheat Sheet's equivalent settings (16 MiB of memory per hash, about
- * 0.1-0.3 s of CPU). Node's built-in `crypto.scrypt` computes it off the main thread.
+ * scrypt cost parameters of new password hashes: N = 2^14, r = 8, p = 5, one of the OWASP
+ * Password Storage Cheat Sheet's equivalent settings (16 MiB of memory per hash, about 0.1-0.3 s
+ * of CPU). Node's built-in `crypto.scrypt` computes it off the main thread.
  */
 export const SCRYPT_PARAMETERS = { N: 16384, r: 8, p: 5 } as const
 

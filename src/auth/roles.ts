@@ -1,8 +1,8 @@
-import type { Role } from '../storage/account-store.js'
+import { isRole, type Role } from '../account/schema.js'
 
 /**
- * What a request needs (issue 15: "Roles"): `read` (GET /books, GET /book/{id}), `write` (the
- * other book operations), `admin` (the /users routes).
+ * What a request needs (README "Accounts and roles"): `read` (GET /books, GET /book/{id}),
+ * `write` (the other book operations), `admin` (the /users routes).
  */
 export type Right = 'read' | 'write' | 'admin'
 
@@ -13,12 +13,17 @@ const GRANTS: Record<Role, readonly Right[]> = {
 }
 
 /**
- * True when a token of `role` has `right`. A token without a `role` claim (`undefined`: minted
- * with the secret by another tool, as the contract allows) has every right: whoever holds the
- * secret can mint any role anyway.
+ * True when a token whose claims are `claims` has `right` (docs/contract.md "Hardening"):
+ * - no `role` claim: every right (a token minted with the secret by another tool, as the contract
+ *   allows; whoever holds the secret can mint any role anyway);
+ * - `role` exactly `reader`, `editor` or `admin` (a string, case as written): that role's rights;
+ * - any other `role` (`"Reader"`, `["reader"]`, `null`, …): no right at all, so every protected
+ *   route answers 403. A claim the service cannot read never widens what a token may do.
  */
-export function allows(role: Role | undefined, right: Right): boolean {
-  return role === undefined || GRANTS[role].includes(right)
+export function allows(claims: { readonly role?: unknown }, right: Right): boolean {
+  if (!Object.hasOwn(claims, 'role')) return true
+  const { role } = claims
+  return isRole(role) && GRANTS[role].includes(right)
 }
 
 /** The right a book request needs: `read` for GET and HEAD, `write` for anything else. */

@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { isPostgresUrl } from '../config.js'
+import { engineOf } from '../storage/engine.js'
 
 /**
  * The folder the service keeps its own files in: the SQLite file's folder, or `./data` with
  * PostgreSQL or an in-memory database.
  */
 export function dataDirectory(databaseUrl: string): string {
-  if (isPostgresUrl(databaseUrl) || databaseUrl === ':memory:') return 'data'
+  if (engineOf(databaseUrl) === 'postgres' || databaseUrl === ':memory:') return 'data'
   return dirname(databaseUrl)
 }
 

@@ -1,4 +1,5 @@
-import { usernameKey, type AccountStore } from '../storage/account-store.js'
+import { usernameKey } from '../account/schema.js'
+import type { AccountStore } from '../storage/account-store.js'
 
 /** How long an account's generation is trusted without asking the database again, in milliseconds. */
 export const GENERATION_CACHE_MS = 2000
@@ -13,15 +14,16 @@ interface Entry {
 }
 
 /**
- * The revocation check of issue 15: a token issued by `POST /login` carries its account's
- * generation (claim `book_service_generation`), which the account store replaces on every password or role change
- * and removes with the account. A token is current while that claim equals the stored one.
+ * The revocation check (README "Accounts and roles"): a token issued by `POST /login` carries its
+ * account's generation (claim `book_service_generation`), which the account store replaces on
+ * every password or role change and removes with the account. A token is current while that
+ * claim equals the stored one.
  *
  * Answers come from a cache refreshed from the database at most every {@link GENERATION_CACHE_MS}
  * per account, so a change made on another instance (or by the `book-service user` command) is
  * seen within that time plus one query; a change made through this instance is seen at once
- * ({@link forget}). This runs on every request, after the verified-token cache (src/auth/verified-tokens.ts),
- * so a cached signature check never outlives a revocation.
+ * ({@link forget}). This runs on every request, after the verified-token cache
+ * (src/auth/verified-tokens.ts), so a cached signature check never outlives a revocation.
  */
 export class TokenGenerations {
   private readonly entries = new Map<string, Entry>()

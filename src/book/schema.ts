@@ -1,23 +1,23 @@
 import Type, { type Static } from 'typebox'
 
 /**
- * The Book resource (spec: "Resources and their fields"), and the one place its rules live:
+ * The Book resource (docs/contract.md "Wire", "Book bodies"), and the one place its rules live:
  * these schemas validate request bodies, serialize responses and describe the API.
  */
 
 const MAX_TEXT = 500
 
 /**
- * A title or author: 1 to 500 code points, not only white space (decisions: "Book bodies"), and
- * well-formed Unicode without NUL: no U+0000 (PostgreSQL text cannot hold it, so it failed there
- * with a 500 while SQLite stored it) and no lone surrogate such as `"\ud800"` (neither engine can
- * store it as sent: SQLite returned three U+FFFD, PostgreSQL one). Both are invalid input.
+ * A title or author (docs/contract.md "Book bodies"): 1 to 500 code points, not only white space,
+ * and well-formed Unicode without NUL: no U+0000 (PostgreSQL text cannot hold it) and no lone
+ * surrogate such as `"\ud800"` (neither engine can store it as sent: SQLite would keep three
+ * U+FFFD, PostgreSQL one). Both are invalid input, the same on both engines.
  *
- * One positive pattern says all of it (issue 13: a `not` clause made the body unsatisfiable for
- * schema-driven generators): optional white space, then a character that is neither white space
- * nor U+0000 nor a surrogate, then anything but U+0000 and surrogates. JSON Schema patterns are
- * matched with the `u` flag (Ajv's default), where a surrogate pair is one code point outside
- * `\ud800-\udfff`, so only unpaired surrogates fail.
+ * One positive pattern says all of it, so that generators driven by the API document can produce
+ * valid bodies (a `not` clause would leave them none): optional white space, then a character
+ * that is neither white space nor U+0000 nor a surrogate, then anything but U+0000 and surrogates.
+ * JSON Schema patterns are matched with the `u` flag (Ajv's default), where a surrogate pair is
+ * one code point outside `\ud800-\udfff`, so only unpaired surrogates fail.
  */
 export const TEXT_PATTERN = '^\\s*[^\\s\\u0000\\ud800-\\udfff][^\\u0000\\ud800-\\udfff]*$'
 

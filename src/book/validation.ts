@@ -1,4 +1,5 @@
 import { Ajv, type ErrorObject } from 'ajv'
+import { MAX_BOOK_ID } from './id.js'
 import { BookInput } from './schema.js'
 
 /**
@@ -8,9 +9,6 @@ import { BookInput } from './schema.js'
  * when the same object would be a valid `POST /book` body.
  */
 export const BODY_VALIDATION_OPTIONS = { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false } as const
-
-/** Largest id a book may have (decisions: "Ids": 1 to 2^53-1). */
-export const MAX_BOOK_ID = Number.MAX_SAFE_INTEGER
 
 /** A row that is valid as a `POST /book` body: its three fields, and the id the file gave (if any). */
 export interface ValidRow extends BookInput {
@@ -45,8 +43,8 @@ function reason(error: ErrorObject, row: unknown): string {
 }
 
 /**
- * Checks one imported row with the `POST /book` body schema ({@link BookInput}, spec: "Resources
- * and their fields"), and its `id` when `withId` (an integer from 1 to 2^53-1).
+ * Checks one imported row with the `POST /book` body schema ({@link BookInput}, docs/contract.md
+ * "Book bodies"), and its `id` when `withId` (an integer from 1 to 2^53-1).
  *
  * @param value the row as an object (from a JSON line, or a CSV record with `year`/`id` made numbers).
  * @returns the row's fields, or a one-line reason why it is invalid (e.g. `year must be an integer…`).

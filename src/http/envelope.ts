@@ -1,12 +1,12 @@
 import Type, { type TSchema } from 'typebox'
 
 /**
- * The response envelope (spec: "Response envelope"): `{ status: <HTTP status>, message: <text>,
+ * The response envelope (docs/contract.md "Wire"): `{ status: <HTTP status>, message: <text>,
  * data: <payload or null> }`. Every JSON answer of the service is built here: its object, its
  * text when written without Fastify's serializer, its JSON Schema and its content type.
  */
 
-/** The content type of every envelope response (decisions: "Wire contract"). */
+/** The content type of every envelope response (docs/contract.md "Wire"). */
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
 
 /** One response body: the HTTP status, the exact message text, and the payload (null when none). */

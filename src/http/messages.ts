@@ -1,4 +1,4 @@
-/** The exact message texts of the specification and decisions documents (one place for all). */
+/** The exact message texts of the contract (docs/contract.md), in one place for all. */
 export const Messages = {
   created: 'Book created successfully',
   listed: 'Books retrieved successfully',
@@ -16,6 +16,7 @@ export const Messages = {
   methodNotAllowed: 'Method not allowed',
   preconditionFailed: 'Precondition failed',
   payloadTooLarge: 'Payload too large',
+  expectationFailed: 'Expectation failed',
   tooManyRequests: 'Too many requests',
   internalError: 'Internal server error',
   unavailable: 'Service unavailable',
@@ -41,6 +42,7 @@ export const defaultMessageFor: Record<number, string> = {
   413: Messages.payloadTooLarge,
   414: 'URI too long',
   415: 'Unsupported media type',
+  417: Messages.expectationFailed,
   429: Messages.tooManyRequests,
   431: 'Request header fields too large',
   500: Messages.internalError,

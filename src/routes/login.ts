@@ -5,17 +5,10 @@ import Type from 'typebox'
 import { GENERATION_CLAIM } from '../auth/tokens.js'
 import { verifyPassword } from '../auth/password.js'
 import { envelopeOf } from '../http/envelope.js'
-import { HttpError } from '../http/http-error.js'
+import { HttpError } from '../http/errors/http-error.js'
 import { Messages } from '../http/messages.js'
 import type { AccountStore } from '../storage/account-store.js'
-import {
-  errorResponse,
-  internalError,
-  invalidInput,
-  payloadTooLarge,
-  successResponse,
-  tooManyRequests
-} from '../http/response-schemas.js'
+import { errorResponse, invalidInputResponse, successResponse } from '../http/api-document/response-schemas.js'
 
 /** Body of POST /login. */
 export const LoginInput = Type.Object(
@@ -49,11 +42,11 @@ export interface LoginOptions {
 }
 
 /**
- * Token issuing (spec: "Token issuing", decisions: "Token issuing"): POST /login with
- * `{username, password}` of any account (issue 15) answers 200 `Login successful` with a bearer
- * token carrying `sub`, `role` and `book_service_generation` (the account's token generation), 401 `Invalid credentials`
- * (never saying which field was wrong; an unknown username costs the same scrypt work as a wrong
- * password, and the keys are compared in constant time), 400 `Invalid input`, or 429
+ * Token issuing (docs/contract.md "Authentication"): POST /login with `{username, password}` of any
+ * account (README "Accounts and roles") answers 200 `Login successful` with a bearer token carrying
+ * `sub`, `role` and `book_service_generation` (the account's token generation), 401 `Invalid
+ * credentials` (never saying which field was wrong; an unknown username costs the same scrypt work
+ * as a wrong password, and the keys are compared in constant time), 400 `Invalid input`, or 429
  * `Too many requests` past `attemptsPerMinute` attempts from one client.
  */
 export async function loginRoute(app: FastifyInstance, options: LoginOptions): Promise<void> {
@@ -74,19 +67,15 @@ export async function loginRoute(app: FastifyInstance, options: LoginOptions): P
           'Exchanges an account\'s username and password for a signed token (HS256; claims `sub` = username, ' +
           '`role` = the account\'s role, `book_service_generation` = its token generation, `iat`, `exp`). ' +
           'Send it on the book operations as `Authorization: Bearer <token>` (the raw token is accepted too).',
-        security: [],
         body: LoginInput,
         response: {
           200: successResponse(LoginResult, Messages.loggedIn, 'the token, its type and its lifetime in seconds.'),
-          400: invalidInput('the body is not a JSON object with a string `username` and a string `password`.'),
+          400: invalidInputResponse('the body is not a JSON object with a string `username` and a string `password`.'),
           401: errorResponse(
             401,
             `\`${Messages.invalidCredentials}\`: the username or the password is wrong (it never says which).`,
             [Messages.invalidCredentials]
-          ),
-          413: payloadTooLarge,
-          429: tooManyRequests,
-          500: internalError
+          )
         }
       }
     },

@@ -1,13 +1,14 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Type from 'typebox'
-import type { AuthHook } from '../auth/tokens.js'
+import { guardEveryRoute, type AuthHook } from '../auth/auth-hook.js'
 import { envelopeOf } from '../http/envelope.js'
-import { HttpError } from '../http/http-error.js'
+import { assertValidBody } from '../http/pipeline/json-body.js'
+import { HttpError } from '../http/errors/http-error.js'
 import { Messages } from '../http/messages.js'
 import { hashPassword } from '../auth/password.js'
 import { Account, AccountChangeInput, AccountInput, AccountParams } from '../account/schema.js'
-import { errorResponse, forbidden, invalidInput, payloadTooLarge, serverErrors, successResponse, unauthorized } from '../http/response-schemas.js'
+import { errorResponse, invalidInputResponse, successResponse } from '../http/api-document/response-schemas.js'
 import { LAST_ADMIN, type AccountStore } from '../storage/account-store.js'
 import type { TokenGenerations } from '../auth/token-generations.js'
 
@@ -21,18 +22,11 @@ export interface UsersOptions {
 }
 
 const tags = ['Users']
-const security = [{ bearerAuth: [] }]
-const notFound = errorResponse(404, `\`${Messages.userNotFound}\`: no account has this username (ignoring case).`, [Messages.userNotFound])
-const lastAdmin = errorResponse(409, `\`${Messages.lastAdmin}\`: it is the only admin; make another account admin first.`, [Messages.lastAdmin])
-const guarded = { 401: unauthorized, 403: forbidden, ...serverErrors }
-
-/** Throws the 400 `Invalid input` when Fastify attached a body validation error. */
-function assertValidBody(request: FastifyRequest): void {
-  if (request.validationError) throw new HttpError(400, Messages.invalidInput)
-}
+const userNotFoundResponse = errorResponse(404, `\`${Messages.userNotFound}\`: no account has this username (ignoring case).`, [Messages.userNotFound])
+const lastAdminResponse = errorResponse(409, `\`${Messages.lastAdmin}\`: it is the only admin; make another account admin first.`, [Messages.lastAdmin])
 
 /**
- * Account management (issue 15: "HTTP API"), admin only: GET /users, POST /users,
+ * Account management (README "Accounts and roles"), admin only: GET /users, POST /users,
  * PUT /users/{username}, DELETE /users/{username}. Order of checks: 401, 403 (onRequest, before
  * the body is read), then 404 on the /users/{username} routes, then the body (400), then 409.
  * Password hashes never leave the store; responses carry {@link Account} only.
@@ -40,15 +34,15 @@ function assertValidBody(request: FastifyRequest): void {
 export async function usersRoutes(app: FastifyInstance, options: UsersOptions): Promise<void> {
   const { accounts, generations } = options
   const api = app.withTypeProvider<TypeBoxTypeProvider>()
-  api.addHook('onRequest', options.authenticate)
+  guardEveryRoute(api, options.authenticate)
 
   api.get(
     '/users',
     {
       schema: {
-        tags, security, operationId: 'listUsers', summary: 'List accounts (admin)',
+        tags, operationId: 'listUsers', summary: 'List accounts (admin)',
         description: 'Every account, ordered by username ignoring case. Never a password or its hash.',
-        response: { 200: successResponse(Type.Array(Account), Messages.usersListed, 'every account.'), ...guarded }
+        response: { 200: successResponse(Type.Array(Account), Messages.usersListed, 'every account.') }
       }
     },
     async function listUsers() {
@@ -61,15 +55,13 @@ export async function usersRoutes(app: FastifyInstance, options: UsersOptions): 
     {
       attachValidation: true,
       schema: {
-        tags, security, operationId: 'createUser', summary: 'Create an account (admin)',
+        tags, operationId: 'createUser', summary: 'Create an account (admin)',
         description: 'Stores a new account; its password is kept only as an scrypt hash.',
         body: AccountInput,
         response: {
           201: successResponse(Account, Messages.userCreated, 'the new account.', 201),
-          400: invalidInput('the body is not a JSON object with a valid `username`, `password` (12 to 1024 characters) and `role`.'),
-          409: errorResponse(409, `\`${Messages.userExists}\`: the username is taken (ignoring case).`, [Messages.userExists]),
-          413: payloadTooLarge,
-          ...guarded
+          400: invalidInputResponse('the body is not a JSON object with a valid `username`, `password` (12 to 1024 characters) and `role`.'),
+          409: errorResponse(409, `\`${Messages.userExists}\`: the username is taken (ignoring case).`, [Messages.userExists])
         }
       }
     },
@@ -88,17 +80,15 @@ export async function usersRoutes(app: FastifyInstance, options: UsersOptions): 
     {
       attachValidation: true,
       schema: {
-        tags, security, operationId: 'updateUser', summary: 'Change an account\'s password or role (admin)',
+        tags, operationId: 'updateUser', summary: 'Change an account\'s password or role (admin)',
         description: 'Either change revokes the account\'s earlier tokens (401 `Invalid token` within 5 s on every instance). `{}` changes nothing.',
         params: AccountParams,
         body: AccountChangeInput,
         response: {
           200: successResponse(Account, Messages.userUpdated, 'the account after the change.'),
-          400: invalidInput('the body is not a JSON object, or `password` is not 12 to 1024 characters, or `role` is not a role.'),
-          404: notFound,
-          409: lastAdmin,
-          413: payloadTooLarge,
-          ...guarded
+          400: invalidInputResponse('the body is not a JSON object, or `password` is not 12 to 1024 characters, or `role` is not a role.'),
+          404: userNotFoundResponse,
+          409: lastAdminResponse
         }
       }
     },
@@ -120,10 +110,10 @@ export async function usersRoutes(app: FastifyInstance, options: UsersOptions): 
     '/users/:username',
     {
       schema: {
-        tags, security, operationId: 'deleteUser', summary: 'Delete an account (admin)',
+        tags, operationId: 'deleteUser', summary: 'Delete an account (admin)',
         description: 'Removes the account; its tokens answer 401 `Invalid token` within 5 s on every instance.',
         params: AccountParams,
-        response: { 200: successResponse(Type.Null(), Messages.userDeleted, 'null.'), 404: notFound, 409: lastAdmin, ...guarded }
+        response: { 200: successResponse(Type.Null(), Messages.userDeleted, 'null.'), 404: userNotFoundResponse, 409: lastAdminResponse }
       }
     },
     async function deleteUser(request) {

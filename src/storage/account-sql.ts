@@ -1,8 +1,10 @@
+import type { Account, Role } from '../account/schema.js'
+import type { AccountGeneration, StoredAccount } from './account-store.js'
 import { placeholders } from './book-sql.js'
-import type { Engine } from './migrations.js'
+import type { Engine } from './engine.js'
 
 /**
- * The one description of the statements of the `accounts` table (issue 15), for both engines,
+ * The one description of the statements of the `accounts` table, for both engines,
  * like book-sql.ts for books: the same SQL but for the placeholders, each used once, in order.
  * Each engine's `accounts.ts` runs them (SQLite prepared on the store's connection, PostgreSQL
  * on its pool, the writes inside its advisory-locked transaction).
@@ -12,6 +14,37 @@ import type { Engine } from './migrations.js'
 export const ACCOUNT_COLUMNS = 'username, role, created_at, updated_at'
 /** {@link ACCOUNT_COLUMNS}, the password hash and the token generation: a `StoredAccount`. */
 const STORED_ACCOUNT_COLUMNS = `${ACCOUNT_COLUMNS}, password_hash AS "passwordHash", generation`
+
+/** The values of `insert`, in its order. */
+export type AccountInsertValues = [
+  key: string,
+  username: string,
+  passwordHash: string,
+  role: Role,
+  generation: string,
+  createdAt: string,
+  updatedAt: string
+]
+
+/** The values of `update`, in its order (null: keep the stored value). */
+export type AccountUpdateValues = [passwordHash: string | null, role: Role | null, generation: string, updatedAt: string, key: string]
+
+/**
+ * The account statements as one engine runs them, on its connection or inside one of its
+ * transactions (the `sqlite/` and `postgres/` `accounts.ts`). Keys are username keys.
+ */
+export interface AccountStatements {
+  list(): Promise<Account[]>
+  find(key: string): Promise<StoredAccount | undefined>
+  generation(key: string): Promise<AccountGeneration | undefined>
+  /** How many accounts are admins. */
+  admins(): Promise<number>
+  /** Stores the row; false when its username key is taken. */
+  insert(values: AccountInsertValues): Promise<boolean>
+  /** Changes the stored account; returns it as changed. */
+  update(values: AccountUpdateValues): Promise<Account>
+  delete(key: string): Promise<void>
+}
 
 /**
  * The account statements of `engine`, as SQL text. Parameters, in order:

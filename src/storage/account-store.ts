@@ -1,23 +1,10 @@
 import { randomUUID } from 'node:crypto'
-
-/** The roles of issue 15: `reader` reads books, `editor` also writes them, `admin` also manages accounts. */
-export const ROLES = ['reader', 'editor', 'admin'] as const
-
-/** One of {@link ROLES}. */
-export type Role = (typeof ROLES)[number]
-
-/** An account as the API shows it: never its password hash. Times are ISO 8601 UTC strings. */
-export interface Account {
-  username: string
-  role: Role
-  created_at: string
-  updated_at: string
-}
+import type { Account, Role } from '../account/schema.js'
 
 /**
  * An account as stored: {@link Account} plus its scrypt hash and its token generation, a random
  * value replaced whenever the account changes password or role (and gone when it is deleted), so
- * tokens carrying an older generation are refused (issue 15: "Revocation").
+ * tokens carrying an older generation are refused (README "Accounts and roles").
  */
 export interface StoredAccount extends Account {
   passwordHash: string
@@ -31,7 +18,7 @@ export interface AccountGeneration {
 }
 
 /** A change of {@link AccountStore.update}: the absent fields keep their values. */
-export interface AccountChange {
+export interface AccountUpdate {
   passwordHash?: string
   role?: Role
 }
@@ -41,7 +28,7 @@ export const LAST_ADMIN = 'last-admin'
 
 /**
  * Where accounts live: the `accounts` table of the book database (migration 0003), on SQLite or
- * PostgreSQL. Usernames are unique ignoring case ({@link usernameKey}); lookups ignore case too.
+ * PostgreSQL. Usernames are unique ignoring case (`usernameKey`); lookups ignore case too.
  * Every write is committed before it resolves. The checks that keep at least one admin and the
  * write they guard are one transaction, serialised against other account writes.
  */
@@ -61,24 +48,14 @@ export interface AccountStore {
    */
   createFirstAdmin(username: string, passwordHash: () => Promise<string>): Promise<boolean>
   /** Applies `change` (a new generation when anything changes); `'missing'`, or {@link LAST_ADMIN} for demoting the last admin. */
-  update(username: string, change: AccountChange): Promise<Account | 'missing' | typeof LAST_ADMIN>
+  update(username: string, change: AccountUpdate): Promise<Account | 'missing' | typeof LAST_ADMIN>
   /** Removes the account; `'missing'`, or {@link LAST_ADMIN} for the last admin. */
   delete(username: string): Promise<'deleted' | 'missing' | typeof LAST_ADMIN>
-}
-
-/** The unique key of a username: NFC, then lower case (so `Alice` and `alice` are one account). */
-export function usernameKey(username: string): string {
-  return username.normalize('NFC').toLowerCase()
 }
 
 /** A fresh token generation (random, so a re-created account never revives old tokens). */
 export function newGeneration(): string {
   return randomUUID()
-}
-
-/** True when `value` is one of {@link ROLES}. */
-export function isRole(value: unknown): value is Role {
-  return typeof value === 'string' && (ROLES as readonly string[]).includes(value)
 }
 
 /** The {@link Account} part of a stored account (never the hash or the generation). */

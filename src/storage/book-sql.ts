@@ -1,6 +1,6 @@
 import type { BookInput, BookPatch } from '../book/schema.js'
-import { foldText } from './fold.js'
-import type { Engine } from './migrations.js'
+import { foldText } from '../book/fold.js'
+import type { Engine } from './engine.js'
 
 /**
  * The one description of the fixed statements of the `books` table, for both engines: the
@@ -76,6 +76,3 @@ export function bookStatements(engine: Engine) {
     ping: 'SELECT 1'
   }
 }
-
-/** The statements {@link bookStatements} describes, by name. */
-export type BookStatements = ReturnType<typeof bookStatements>

@@ -1,22 +1,25 @@
+import type { BookFilter, BookQuery } from '../book/query.js'
 import type { Book, BookInput, BookPatch } from '../book/schema.js'
 import type { AccountStore } from './account-store.js'
 
 /**
  * Where books live. Implemented by the SQLite store (embedded default) and the PostgreSQL store.
  *
- * Every write resolves only once the change is durable (committed and on disk), so a 2xx built
- * on it survives a crash (decisions: "Durability"). Methods reject with {@link StorageUnavailableError}
- * when the storage cannot be reached; any other rejection is an unexpected failure.
+ * Every write resolves only once the change is durable (committed and on disk), so a 2xx built on
+ * it survives a crash (docs/contract.md "Everything else"). Methods reject with {@link
+ * StorageUnavailableError} when the storage cannot be reached; any other rejection is an unexpected
+ * failure.
  */
 export interface BookStore {
-  /** The accounts kept in the same database (issue 15). */
+  /** The accounts kept in the same database. */
   readonly accounts: AccountStore
   /** Stores a new book and returns it with its newly assigned id (ascending, never reused). */
   create(input: BookInput): Promise<Book>
   /**
    * Without `query`: every book, ordered by id ascending, yielded in pages so memory stays flat.
    * With `query`: the books matching its filters, in its order, after its cursor, at most
-   * `query.limit` of them (README "Large collections and concurrent edits").
+   * `query.limit` of them (README "Large collections and concurrent edits"), read in pages by
+   * keyset too (`pagesOf` in list-pages.ts), so an unlimited query holds one page at a time.
    */
   list(query?: BookQuery): AsyncIterable<Book>
   /** How many books match `filter` (all books when it is empty): the `X-Total-Count` header. */
@@ -61,44 +64,6 @@ export interface BookStore {
  * version never reaches a response body; it makes the book's `ETag` (src/routes/books/etag.ts).
  */
 export type VersionedBook = Book & { version: number }
-
-/**
- * Filters of {@link BookStore.list} and {@link BookStore.count}; absent ones do not filter.
- * `title` and `author` are substrings as the client gave them, matched ignoring case: the
- * storage folds them (`foldText` in src/storage/fold.ts) like the stored columns, and matches
- * them literally (`%` and `_` are not wildcards); the year bounds are inclusive.
- */
-export interface BookFilter {
-  title?: string
-  author?: string
-  year?: number
-  yearMin?: number
-  yearMax?: number
-}
-
-/** The fields a list can be ordered by; `title` and `author` order by their folded form. */
-export type SortField = 'id' | 'title' | 'author' | 'year'
-
-/**
- * One position in a sorted list: the sort key of a book (its id, folded title, folded author or
- * year) and its id. A page "after" it starts with the first book past it in the list's order.
- */
-export interface Cursor {
-  key: string | number
-  id: number
-}
-
-/** A query of {@link BookStore.list}: filters, order (ties always broken by id), start and size. */
-export interface BookQuery extends BookFilter {
-  /** Default `id`. */
-  sort?: SortField
-  /** Descending instead of ascending, for the sort key and the id tie-break alike. */
-  descending?: boolean
-  /** Only books strictly after this position in the order. */
-  after?: Cursor
-  /** At most this many books. */
-  limit?: number
-}
 
 /** The storage cannot be reached right now; answered 503 `Service unavailable`. */
 export class StorageUnavailableError extends Error {

@@ -28,7 +28,7 @@ export const REPORTED_CONFLICTS = 20
 
 /**
  * Bulk reading and writing of the books table for `book-service export` and `import`
- * (issue 14), on one connection of its own, beside any running service.
+ * (README "Backups and moving data"), on one connection of its own, beside any running service.
  */
 export interface BookTransfer {
   /**
@@ -53,4 +53,41 @@ export interface BookTransfer {
 export function noteConflict(outcome: StoreOutcome, conflict: IdConflict): void {
   if (outcome.conflicts.length < REPORTED_CONFLICTS) outcome.conflicts.push(conflict)
   outcome.conflictCount++
+}
+
+/** One engine's side of {@link BookTransfer.store}: its write transaction, and how it stores one batch. */
+export interface ImportTransaction {
+  /** Starts the transaction (and does what must come first in it). */
+  begin(): Promise<void>
+  /** Stores the rows of `batch`, noting each taken id in `outcome` ({@link noteConflict}). */
+  storeBatch(batch: ImportRow[], outcome: StoreOutcome): Promise<void>
+  commit(): Promise<void>
+  rollback(): Promise<void>
+}
+
+/**
+ * {@link BookTransfer.store} on either engine: every batch in one transaction, committed only
+ * when no id was taken; otherwise rolled back, so nothing is stored, and the conflicts returned.
+ *
+ * @throws the database's error (the transaction is rolled back: nothing is stored then either).
+ */
+export async function storeInOneTransaction(transaction: ImportTransaction, batches: AsyncIterable<ImportRow[]>): Promise<StoreOutcome> {
+  const outcome: StoreOutcome = { stored: 0, conflicts: [], conflictCount: 0 }
+  try {
+    await transaction.begin()
+    for await (const batch of batches) {
+      await transaction.storeBatch(batch, outcome)
+      outcome.stored += batch.length
+    }
+  } catch (error) {
+    // The error that stopped the import is what the operator needs, not a failing rollback's.
+    await transaction.rollback().catch(() => {})
+    throw error
+  }
+  if (outcome.conflictCount > 0) {
+    await transaction.rollback()
+    return { ...outcome, stored: 0 }
+  }
+  await transaction.commit()
+  return outcome
 }

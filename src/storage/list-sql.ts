@@ -1,7 +1,7 @@
 import type { DatabaseIntrospector, DialectAdapter, ExpressionBuilder, Kysely, QueryCompiler, sql as Sql } from 'kysely'
-import type { BookFilter, BookQuery, SortField } from './book-store.js'
-import { foldText } from './fold.js'
-import type { Engine } from './migrations.js'
+import { foldText } from '../book/fold.js'
+import type { BookFilter, BookQuery, SortField } from '../book/query.js'
+import type { Engine } from './engine.js'
 
 /** The `books` table as the list queries see it (migrations 0001 and 0002). */
 interface BooksTable {
@@ -18,7 +18,7 @@ interface Database {
 }
 
 /** One statement ready for the engine's driver: SQL text with placeholders, and their values. */
-export interface Statement {
+export interface BuiltQuery {
   sql: string
   parameters: readonly unknown[]
 }
@@ -111,7 +111,7 @@ function yearKeyset(query: BookQuery): { filter: BookFilter; after: BookQuery['a
  * row-value comparison `(column, id) > (key, id)` that the `(column, id)` index answers, so a page
  * costs O(limit) at any depth. Selects id, title, author, year.
  */
-export async function listStatement(engine: Engine, query: BookQuery): Promise<Statement> {
+export async function listStatement(engine: Engine, query: BookQuery): Promise<BuiltQuery> {
   const { builders, sql } = await listQueryBuilders()
   const column = SORT_COLUMNS[query.sort ?? 'id']
   const direction = query.descending ? 'desc' : 'asc'
@@ -135,7 +135,7 @@ export async function listStatement(engine: Engine, query: BookQuery): Promise<S
 }
 
 /** The `SELECT count(*)` of `BookStore.count` for `filter` on `engine`, as column `total`. */
-export async function countStatement(engine: Engine, filter: BookFilter): Promise<Statement> {
+export async function countStatement(engine: Engine, filter: BookFilter): Promise<BuiltQuery> {
   const { builders, sql } = await listQueryBuilders()
   const { sql: text, parameters } = builders[engine]
     .selectFrom('books')

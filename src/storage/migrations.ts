@@ -1,11 +1,9 @@
 import type { Kysely, Migration, MigrationProvider, sql as Sql } from 'kysely'
-import { foldText } from './fold.js'
+import { foldText } from '../book/fold.js'
+import type { Engine } from './engine.js'
 
 /** Kysely's `sql` template tag, passed in so Kysely is loaded only when something is migrated. */
 type SqlTag = typeof Sql
-
-/** The storage engines the migrations know. */
-export type Engine = 'sqlite' | 'postgres'
 
 /**
  * The one migration history of both engines, in order (names sort in application order).
@@ -44,7 +42,7 @@ function migrations(engine: Engine, sql: SqlTag): Record<string, Migration> {
       }
     },
     '0003_accounts': {
-      // Issue 15: accounts and roles. `username_key` is the lower-cased NFC username (unique
+      // Accounts and their roles. `username_key` is the lower-cased NFC username (unique
       // ignoring case); `generation` changes on every password or role change (token revocation).
       // Times are ISO 8601 UTC text on both engines, written by the service.
       async up(db: Kysely<unknown>) {

@@ -1,31 +1,102 @@
-import { isPostgresUrl, type Config } from '../config.js'
+import type { Config } from '../config.js'
+import type { AccountStore } from './account-store.js'
 import type { BookStore } from './book-store.js'
+import type { BookTransfer } from './book-transfer.js'
+import { engineOf } from './engine.js'
+import type { PostgresOptions } from './postgres/connection.js'
+import { sqliteAccountStore } from './sqlite/accounts.js'
+import { openMigrated } from './sqlite/connection.js'
 import { SqliteBookStore } from './sqlite/store.js'
+import { SqliteBookTransfer } from './sqlite/transfer.js'
+
+/*
+ * Where the engine `DATABASE_URL` names is picked: a SQLite file path (or `:memory:`), or a
+ * `postgres://` / `postgresql://` URL. PostgreSQL's modules are loaded only when used:
+ * node-postgres and Kysely add ~150 ms to every SQLite start otherwise.
+ */
+
+/** The settings that say where the database is and how long start-up waits for PostgreSQL. */
+export type DatabaseSettings = Pick<Config, 'DATABASE_URL' | 'DATABASE_POOL_SIZE' | 'DATABASE_STARTUP_TIMEOUT'>
+
+/** Told of each start-up retry while PostgreSQL is unreachable: the error, and the delay before the next try (ms). */
+export type RetryListener = (error: unknown, delayMs: number) => void
+
+/** PostgreSQL's pool options from the settings. */
+function postgresOptions(config: DatabaseSettings, onRetry?: RetryListener): PostgresOptions {
+  return { poolSize: config.DATABASE_POOL_SIZE, startupTimeoutMs: config.DATABASE_STARTUP_TIMEOUT * 1000, onRetry }
+}
 
 /**
  * Opens the {@link BookStore} that `DATABASE_URL` names and brings its schema up to date.
  *
- * @param config `DATABASE_URL` (a SQLite file path, `:memory:`, or a `postgres://` /
- *   `postgresql://` URL), and for PostgreSQL the pool size and the start-up retry time (seconds).
+ * @param config `DATABASE_URL`, and for PostgreSQL the pool size and the start-up retry time (seconds).
  * @param onRetry told of each start-up retry while PostgreSQL is unreachable.
  * @param onConnectionError told when a pooled PostgreSQL connection fails between requests
  *   (already discarded; the next query reconnects).
  * @throws when the storage cannot be opened (after the retry time) or migrated.
  */
-export async function openStore(
-  config: Pick<Config, 'DATABASE_URL' | 'DATABASE_POOL_SIZE' | 'DATABASE_STARTUP_TIMEOUT'>,
-  onRetry?: (error: unknown, delayMs: number) => void,
-  onConnectionError?: (error: unknown) => void
-): Promise<BookStore> {
-  if (isPostgresUrl(config.DATABASE_URL)) {
-    // Loaded only when used: node-postgres and Kysely add ~150 ms to every SQLite start otherwise.
-    const { PostgresBookStore } = await import('./postgres/store.js')
-    return PostgresBookStore.open(config.DATABASE_URL, {
-      poolSize: config.DATABASE_POOL_SIZE,
-      startupTimeoutMs: config.DATABASE_STARTUP_TIMEOUT * 1000,
-      onRetry,
-      onConnectionError
-    })
+export async function openStore(config: DatabaseSettings, onRetry?: RetryListener, onConnectionError?: (error: unknown) => void): Promise<BookStore> {
+  if (engineOf(config.DATABASE_URL) === 'sqlite') return SqliteBookStore.open(config.DATABASE_URL)
+  const { PostgresBookStore } = await import('./postgres/store.js')
+  return PostgresBookStore.open(config.DATABASE_URL, { ...postgresOptions(config, onRetry), onConnectionError })
+}
+
+/** The accounts of a database opened for them alone, and how to close it. */
+export interface OpenedAccounts {
+  accounts: AccountStore
+  close(): Promise<void>
+}
+
+/**
+ * Opens the accounts of the database `DATABASE_URL` names, schema brought up to date, without the
+ * rest of a store (no SQLite writer thread): `book-service user`.
+ *
+ * @throws when the storage cannot be opened or migrated.
+ */
+export async function openAccounts(config: DatabaseSettings, onRetry?: RetryListener): Promise<OpenedAccounts> {
+  if (engineOf(config.DATABASE_URL) === 'sqlite') {
+    const db = await openMigrated(config.DATABASE_URL)
+    return {
+      accounts: sqliteAccountStore(db),
+      close: async () => {
+        db.close()
+      }
+    }
   }
-  return SqliteBookStore.open(config.DATABASE_URL)
+  const { openPool, QUERY_TIMEOUT_MS } = await import('./postgres/connection.js')
+  const { postgresAccountStore } = await import('./postgres/accounts.js')
+  const pool = await openPool(config.DATABASE_URL, postgresOptions(config, onRetry))
+  return { accounts: postgresAccountStore(pool, QUERY_TIMEOUT_MS), close: () => pool.end() }
+}
+
+/**
+ * Brings the schema of the database `DATABASE_URL` names up to date (creating a missing SQLite
+ * file), then closes it: `book-service migrate`. While PostgreSQL is unreachable it retries as
+ * start-up does.
+ *
+ * @throws when the storage cannot be opened or a migration fails.
+ */
+export async function migrateDatabase(config: DatabaseSettings, onRetry?: RetryListener): Promise<void> {
+  if (engineOf(config.DATABASE_URL) === 'sqlite') {
+    const db = await openMigrated(config.DATABASE_URL)
+    db.close()
+    return
+  }
+  const { openPool } = await import('./postgres/connection.js')
+  await (await openPool(config.DATABASE_URL, postgresOptions(config, onRetry))).end()
+}
+
+/**
+ * Opens a {@link BookTransfer} on the database `DATABASE_URL` names, on a connection of its own.
+ * For `export` (`migrate` false) it creates and migrates nothing: the SQLite file must exist. For
+ * `import` (`migrate` true) it first brings the schema up to date, creating a missing SQLite file,
+ * and retries while PostgreSQL is unreachable as start-up does.
+ *
+ * @throws when the database cannot be opened (or reached) or a migration fails.
+ */
+export async function openTransfer(config: DatabaseSettings, options: { migrate: boolean; onRetry?: RetryListener }): Promise<BookTransfer> {
+  const url = config.DATABASE_URL
+  if (engineOf(url) === 'sqlite') return options.migrate ? SqliteBookTransfer.openMigrated(url) : SqliteBookTransfer.open(url)
+  const { PostgresBookTransfer } = await import('./postgres/transfer.js')
+  return options.migrate ? PostgresBookTransfer.openMigrated(url, postgresOptions(config, options.onRetry)) : PostgresBookTransfer.open(url)
 }

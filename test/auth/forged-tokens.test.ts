@@ -7,7 +7,7 @@ import { createSigner } from 'fast-jwt'
 import type { FastifyInstance } from 'fastify'
 import { TEST_PASSWORD, TEST_SECRET, authHeaders, buildTestApp, signToken } from '../support/app.js'
 
-/** Forged tokens (issue 5): every one must be answered 401 `Invalid token` and run no handler. */
+/** Forged tokens (docs/reliability.md): every one must be answered 401 `Invalid token` and run no handler. */
 
 const b64 = (value: string | Buffer) => Buffer.from(value).toString('base64url')
 const json = (value: unknown) => b64(JSON.stringify(value))

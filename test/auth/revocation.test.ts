@@ -22,7 +22,7 @@ async function login(base: string, username: string, password = ACCOUNT_PASSWORD
   return body.data.token
 }
 
-/** The 5 s of issue 15 ("on every instance within 5 seconds"). */
+/** Within 5 s every instance refuses a revoked token (README "Accounts and roles"). */
 const REVOCATION_BOUND_MS = 5000
 
 describe('revocation across two instances on one PostgreSQL database', { skip: postgresSkipReason }, () => {

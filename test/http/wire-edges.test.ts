@@ -1,16 +1,15 @@
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
+import { describe, test } from 'node:test'
 import { authHeaders, signToken } from '../support/app.js'
-import { createPostgresDatabase, engines, type TestDatabase } from '../support/engines.js'
 import { rawRequest, requestBytes } from '../support/raw-http.js'
-import { removeDirectory, startServer, temporaryDirectory, type RunningServer } from '../support/server.js'
-import { describeEachEngine } from '../support/suite.js'
+import { describeEachEngine, describeEachEngineServer } from '../support/suite.js'
 
 /**
- * The edges an independent fuzzer found (issue 13), as decisions.md rules on them: an id of any
+ * The edges an independent fuzzer found, as docs/contract.md rules on them: an id of any
  * length or with a percent-encoding that does not decode is an id (401, then 404); any other
  * method on a known path is 405 with `Allow`; a body that is not UTF-8 is 400 `Invalid input`
- * and stores nothing; a repeated `Host` or `Authorization` is 400 `Bad request`; `2020.0` is the
+ * and stores nothing; a repeated `Host` or `Authorization` is 400 `Bad request`; an `Expect` other
+ * than `100-continue` is 417 `Expectation failed` in the envelope (docs/contract.md "Hardening"); `2020.0` is the
  * integer 2020. In-process on each engine, and on the wire against the app listening and against
  * the real process, for what `inject` cannot send.
  */
@@ -23,7 +22,7 @@ const BOOK_ID_ALLOW = 'DELETE, GET, HEAD, PUT'
 const notUtf8 = (year = 1) => Buffer.concat([Buffer.from('{"title":"'), Buffer.from([0xff]), Buffer.from(`","author":"a","year":${year}}`)])
 const envelope = (status: number, message: string) => ({ status, message, data: null })
 
-/** One request on the wire and the answer decisions.md gives it. */
+/** One request on the wire and the answer docs/contract.md gives it. */
 interface WireCase {
   name: string
   bytes: Buffer
@@ -51,6 +50,16 @@ const wireCases: WireCase[] = [
   { name: 'two valid Authorization headers', bytes: requestBytes('GET /books HTTP/1.1', ['Host: x', bearer, bearer]), status: 400, message: 'Bad request', closes: true },
   { name: 'a valid Authorization header, then junk', bytes: requestBytes('GET /books HTTP/1.1', ['Host: x', bearer, 'Authorization: junk']), status: 400, message: 'Bad request', closes: true },
   { name: 'junk, then a valid Authorization header', bytes: requestBytes('GET /books HTTP/1.1', ['Host: x', 'authorization: junk', bearer]), status: 400, message: 'Bad request', closes: true },
+  { name: 'GET /healthz with Expect: foo', bytes: requestBytes('GET /healthz HTTP/1.1', ['Host: x', 'Expect: foo']), status: 417, message: 'Expectation failed', closes: true },
+  { name: 'GET /shelves with Expect: foo', bytes: requestBytes('GET /shelves HTTP/1.1', ['Host: x', 'Expect: foo']), status: 417, message: 'Expectation failed', closes: true },
+  { name: 'GET /books with Expect: 200-ok, no token', bytes: requestBytes('GET /books HTTP/1.1', ['Host: x', 'Expect: 200-ok']), status: 417, message: 'Expectation failed', closes: true },
+  {
+    name: 'POST /book with Expect: foo',
+    bytes: requestBytes('POST /book HTTP/1.1', ['Host: x', bearer, 'Expect: foo'], JSON.stringify({ title: 'T', author: 'A', year: 1 })),
+    status: 417,
+    message: 'Expectation failed',
+    closes: true
+  },
   {
     name: 'POST /book with two Authorization headers',
     bytes: requestBytes('POST /book HTTP/1.1', ['Host: x', bearer, bearer], JSON.stringify({ title: 'T', author: 'A', year: 1 })),
@@ -68,13 +77,17 @@ async function checkWireCases(port: number): Promise<void> {
     assert.deepEqual(answer.body, envelope(wire.status, wire.message), wire.name)
     assert.equal(answer.headers['content-type'], 'application/json; charset=utf-8', wire.name)
     assert.equal(answer.headers.allow, wire.allow, wire.name)
+    assert.match(answer.headers['x-request-id'] ?? '', /^[0-9a-f-]{36}$/, `${wire.name}: the request id`)
     if (wire.closes) assert.ok(answer.closed, `${wire.name}: the connection is closed`)
   }
   const list = await rawRequest(port, requestBytes('GET /books HTTP/1.1', ['Host: x', bearer]))
   assert.deepEqual((list.body as { data: unknown }).data, [], 'none of the requests stored a book')
+  // An expectation this service meets is no error.
+  const expected = await rawRequest(port, requestBytes('POST /book HTTP/1.1', ['Host: x', bearer, 'Expect: 100-continue'], JSON.stringify({ title: 'T', author: 'A', year: 1 })))
+  assert.equal(expected.status, 201)
 }
 
-describeEachEngine('issue 13 edges in-process', ({ app, withFreshApp }) => {
+describeEachEngine('wire edges in-process', ({ app, withFreshApp }) => {
   test('an id over 100 characters or with a percent-encoding that does not decode: 401 without a token, 404 Book not found with one', async () => {
     for (const url of ['/book/%', '/book/12%zz', '/book/%ff', '/book/%E0%A4%A', `/book/${'1'.repeat(101)}`, `/book/${'x'.repeat(5000)}`, '/book/%zz?x=1']) {
       for (const method of ['GET', 'PUT', 'DELETE'] as const) {
@@ -144,7 +157,7 @@ describeEachEngine('issue 13 edges in-process', ({ app, withFreshApp }) => {
   })
 
   describe('on the wire (the app listening)', () => {
-    test('CONNECT, repeated Host and Authorization, bad ids and bodies: each answered as decisions.md says', async () => {
+    test('CONNECT, repeated Host and Authorization, bad ids and bodies: each answered as docs/contract.md says', async () => {
       await withFreshApp(async (fresh) => {
         await fresh.listen({ port: 0, host: '127.0.0.1' })
         await checkWireCases((fresh.server.address() as { port: number }).port)
@@ -153,28 +166,9 @@ describeEachEngine('issue 13 edges in-process', ({ app, withFreshApp }) => {
   })
 })
 
-for (const { engine, skip } of engines) {
-  describe(`issue 13 edges against the real process [${engine}]`, () => {
-    let directory = ''
-    let database: TestDatabase | undefined
-    let server: RunningServer
-    before(async () => {
-      if (skip) return
-      directory = temporaryDirectory()
-      database = engine === 'postgres' ? await createPostgresDatabase() : undefined
-      server = await startServer({ dataDirectory: directory, env: database ? { DATABASE_URL: database.url } : {} })
-    })
-    after(async () => {
-      if (skip) return
-      assert.equal(await server?.stop(), 0)
-      await database?.drop()
-      removeDirectory(directory)
-    })
-
-    // The skip is on the test, so the summary counts it (issue 13).
-    test('raw requests: each answered as decisions.md says, the server stays up, nothing stored', { skip }, async () => {
-      await checkWireCases(server.port)
-      assert.equal((await fetch(`${server.url}/healthz`)).status, 200)
-    })
+describeEachEngineServer('wire edges', ({ server }) => {
+  test('raw requests: each answered as docs/contract.md says, the server stays up, nothing stored', async () => {
+    await checkWireCases(server().port)
+    assert.equal((await fetch(`${server().url}/healthz`)).status, 200)
   })
-}
+})

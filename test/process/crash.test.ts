@@ -4,14 +4,14 @@ import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { after, before, describe, test } from 'node:test'
 import Database from 'better-sqlite3'
-import type { Engine } from '../../src/storage/migrations.js'
+import type { Engine } from '../../src/storage/engine.js'
 import { authHeaders } from '../support/app.js'
 import { createPostgresDatabase, engines, type TestDatabase } from '../support/engines.js'
 import { removeDirectory, startServer, temporaryDirectory } from '../support/server.js'
 import { BookWorkload } from '../support/workload.js'
 
 /**
- * Durability under crashes (issue 5): the real server, 50 concurrent writers, killed at a random
+ * Durability under crashes (docs/reliability.md): the real server, 50 concurrent writers, killed at a random
  * moment; every acknowledged write must be there after a restart. `npm run test:crash` runs the
  * full form (CRASH_ROUNDS=50); `npm test` runs the short form.
  */

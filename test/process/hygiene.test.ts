@@ -7,7 +7,7 @@ import { TEST_PASSWORD, signToken } from '../support/app.js'
 import { removeDirectory, startServer, temporaryDirectory, type RunningServer } from '../support/server.js'
 
 /**
- * Security hygiene (issue 5): secrets never reach the log, and the files the service creates are
+ * Security hygiene (docs/reliability.md): secrets never reach the log, and the files the service creates are
  * private. The real process runs a full flow at LOG_LEVEL=trace; its whole output is searched.
  */
 
@@ -47,7 +47,7 @@ async function fullFlow(server: RunningServer, password: string, secret: string)
   return tokens
 }
 
-/** The passwords {@link accountFlow} gives accounts (issue 15): none may reach the output. */
+/** The passwords {@link accountFlow} gives accounts: none may reach the output. */
 const ACCOUNT_PASSWORDS = { first: 'first account passphrase', second: 'second account passphrase', refused: 'refused passphrase' }
 
 let accountFlows = 0

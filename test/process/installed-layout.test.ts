@@ -26,7 +26,7 @@ test('the built service installed as a dependency (packages hoisted): starts, se
     }
     const data = join(directory, 'data')
     mkdirSync(data)
-    const server = await startServer({ dataDirectory: data, command: [join(installed, 'dist', 'server.js')] })
+    const server = await startServer({ dataDirectory: data, command: [join(installed, 'dist', 'start.js')] })
     try {
       const books = await fetch(`${server.url}/books`, { headers: authHeaders() })
       assert.equal(books.status, 200)

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test'
 import { removeDirectory, startServer, temporaryDirectory, type RunningServer } from '../support/server.js'
 
 /**
- * The README's curl examples (issue 13), run one after the other on a new data folder exactly as
+ * The README's curl examples, run one after the other on a new data folder exactly as
  * written (only `localhost:8080` becomes the test server's address), print exactly what the
  * README shows: the walk-through, the paging examples (their `# …` comments), the paging loop
  * and the `ETag` example. Needs bash and curl; skipped per test, with the reason, without them.

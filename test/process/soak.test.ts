@@ -6,7 +6,7 @@ import { TEST_PASSWORD, authHeaders, signToken } from '../support/app.js'
 import { removeDirectory, startServer, temporaryDirectory } from '../support/server.js'
 
 /**
- * Soak (issue 5): mixed traffic at fixed concurrency against the real process. Zero errors, RSS
+ * Soak (docs/reliability.md): mixed traffic at fixed concurrency against the real process. Zero errors, RSS
  * at the end within 10% of RSS after warm-up (short runs: see RSS_TOLERANCE), and once the clients
  * have closed their connections, no more file descriptors open than before the traffic.
  * `SOAK_SECONDS` sets the length (`npm test`: 10 s; `npm run test:soak`: 60 s).

@@ -20,19 +20,23 @@ const routes = (id: number, username: string) => [
   { right: 'admin', method: 'DELETE' as const, url: `/users/${username}` }
 ]
 
-/** What each kind of token may do; `none` is a token without a `role` claim. */
+/**
+ * What each kind of token may do; `none` is a token without a `role` claim, `unreadable` one whose
+ * `role` is not one of the three (docs/contract.md "Hardening").
+ */
 const rights: Record<string, string[]> = {
   reader: ['read'],
   editor: ['read', 'write'],
   admin: ['read', 'write', 'admin'],
-  none: ['read', 'write', 'admin']
+  none: ['read', 'write', 'admin'],
+  unreadable: []
 }
 
 // Many logins in one suite: the per-client login limit is raised (login.test.ts tests the limit).
 describeEachEngine('accounts and roles', ({ app, withFreshApp }) => {
   test('each role against each book and account route: allowed, or 403 Forbidden with nothing changed', async () => {
     for (const role of ['reader', 'editor', 'admin']) await createAccount(app(), `matrix-${role}`, role)
-    const tokens: Record<string, string> = { none: signToken({ sub: 'someone' }) }
+    const tokens: Record<string, string> = { none: signToken({ sub: 'someone' }), unreadable: signToken({ sub: 'someone', role: 'Admin' }) }
     for (const role of ['reader', 'editor', 'admin']) tokens[role] = await login(app(), `matrix-${role}`)
     for (const [kind, token] of Object.entries(tokens)) {
       const book = (await app().inject({ method: 'POST', url: '/book', headers: authHeaders(signToken()), payload: dune })).json().data
@@ -190,11 +194,16 @@ describeEachEngine('accounts and roles', ({ app, withFreshApp }) => {
     assert.deepEqual(old.json(), { status: 401, message: 'Invalid credentials', data: null })
   })
 
-  test('tokens without a role (or with a role this service does not know) keep full rights, /users included', async () => {
-    for (const payload of [{}, { sub: 'ci' }, { role: 'x' }, { role: 'READER' }]) {
+  test('tokens without a role keep full rights, /users included; a role this service does not know has none (403)', async () => {
+    for (const payload of [{}, { sub: 'ci' }, { scope: 'x' }]) {
       const headers = authHeaders(signToken(payload))
       assert.equal((await app().inject({ method: 'POST', url: '/book', headers, payload: dune })).statusCode, 201)
       assert.equal((await app().inject({ url: '/users', headers })).statusCode, 200)
+    }
+    for (const payload of [{ role: 'x' }, { role: 'READER' }, { role: ['reader'] }, { role: null }]) {
+      const headers = authHeaders(signToken(payload))
+      assert.deepEqual((await app().inject({ url: '/books', headers })).json(), forbidden, JSON.stringify(payload))
+      assert.deepEqual((await app().inject({ url: '/users', headers })).json(), forbidden, JSON.stringify(payload))
     }
   })
 

@@ -98,7 +98,7 @@ describe('migration 0002 on a database made by 0001', () => {
 })
 
 describe('paging and conditional requests on the real server', () => {
-  test('Link paging, filters and If-Match through node dist/server.js', async () => {
+  test('Link paging, filters and If-Match through node dist/start.js', async () => {
     const directory = temporaryDirectory()
     const server = await startServer({ dataDirectory: directory })
     try {

@@ -1,3 +1,4 @@
+import { after, before } from 'node:test'
 import { createSigner } from 'fast-jwt'
 import type { FastifyInstance } from 'fastify'
 import { buildApp, type AppConfig } from '../../src/app.js'
@@ -29,6 +30,21 @@ export async function buildTestApp(
   store?: BookStore
 ): Promise<FastifyInstance> {
   return buildApp({ config: testConfig(overrides), store: store ?? (await SqliteBookStore.open(':memory:')) })
+}
+
+/**
+ * For the suite being declared: builds a test app (with `overrides`) before its first test and
+ * closes it after its last.
+ *
+ * @returns the app, once built.
+ */
+export function suiteApp(overrides: Partial<AppConfig> = {}): () => FastifyInstance {
+  let app: FastifyInstance | undefined
+  before(async () => {
+    app = await buildTestApp(overrides)
+  })
+  after(() => app?.close())
+  return () => app!
 }
 
 /**

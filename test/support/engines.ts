@@ -1,15 +1,22 @@
 import pg from 'pg'
 import { createScratchDatabase, type ScratchDatabase } from './scratch-database.js'
 import type { BookStore } from '../../src/storage/book-store.js'
-import type { Engine } from '../../src/storage/migrations.js'
+import type { Engine } from '../../src/storage/engine.js'
 import { PostgresBookStore } from '../../src/storage/postgres/store.js'
 import { SqliteBookStore } from '../../src/storage/sqlite/store.js'
 
 /** The PostgreSQL server the tests use (`TEST_POSTGRES_URL` overrides); each run makes its own database in it. */
 export const POSTGRES_ADMIN_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 
+/**
+ * How long the probe waits for PostgreSQL to accept a connection, in ms. An absent server refuses
+ * at once; this only has to outlast a machine busy with the other test file running beside this
+ * one (a browser, a property run), where a shorter wait would skip a PostgreSQL suite that can run.
+ */
+const PROBE_TIMEOUT_MS = 10_000
+
 async function probePostgres(): Promise<string | undefined> {
-  const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL, connectionTimeoutMillis: 3000 })
+  const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL, connectionTimeoutMillis: PROBE_TIMEOUT_MS })
   try {
     await client.connect()
     await client.query('SELECT 1')

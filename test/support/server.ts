@@ -6,9 +6,9 @@ import { join } from 'node:path'
 import { TEST_PASSWORD, TEST_SECRET } from './app.js'
 
 /** The built entry point; `npm test` builds it first. */
-export const SERVER_ENTRY = new URL('../../dist/server.js', import.meta.url).pathname
+export const SERVER_ENTRY = new URL('../../dist/start.js', import.meta.url).pathname
 /** The built command line (`book-service`). */
-export const CLI_ENTRY = new URL('../../dist/cli.js', import.meta.url).pathname
+export const CLI_ENTRY = new URL('../../dist/book-service.js', import.meta.url).pathname
 
 /** A real server process started by {@link startServer}. */
 export interface RunningServer {
@@ -50,7 +50,7 @@ export function removeDirectory(path: string): void {
 }
 
 /**
- * Starts `node dist/server.js` on 127.0.0.1 and a free port (or `options.port`), with the test
+ * Starts `node dist/start.js` on 127.0.0.1 and a free port (or `options.port`), with the test
  * secret and password, the database in `dataDirectory`, plus `env`. Resolves once `/healthz`
  * answers 200; rejects with the process output if it exits first or takes over `timeoutMs`.
  */

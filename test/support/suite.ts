@@ -1,9 +1,12 @@
+import assert from 'node:assert/strict'
+import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
 import type { AppConfig } from '../../src/app.js'
-import type { Engine } from '../../src/storage/migrations.js'
+import type { Engine } from '../../src/storage/engine.js'
 import { buildTestApp } from './app.js'
-import { engines, openTestStore } from './engines.js'
+import { createPostgresDatabase, engines, openTestStore, type TestDatabase } from './engines.js'
+import { removeDirectory, startServer, temporaryDirectory, type RunningServer } from './server.js'
 
 /** What a suite run by {@link describeEachEngine} gets. */
 export interface EngineSuite {
@@ -18,7 +21,7 @@ export interface EngineSuite {
  * Declares the suite `body` once per storage engine (SQLite, PostgreSQL), so every HTTP test runs
  * against both with the same code. PostgreSQL suites are skipped, with the reason shown, when no
  * server is reachable: as one skipped test standing for the suite, because the test runner counts
- * no skipped `describe` in its `skipped` total (on any Node line), which would hide it (issue 13).
+ * no skipped `describe` in its `skipped` total (on any Node line), which would hide it.
  */
 export function describeEachEngine(name: string, body: (suite: EngineSuite) => void, overrides: Partial<AppConfig> = {}) {
   for (const { engine, skip } of engines) {
@@ -52,6 +55,63 @@ export function describeEachEngine(name: string, body: (suite: EngineSuite) => v
           }
         }
       })
+    })
+  }
+}
+
+/** How a suite's real process is started (see {@link suiteServer}). */
+export interface ServerSuiteOptions {
+  /** Environment added to the process's (the engine's `DATABASE_URL` is set already). */
+  env?: Record<string, string>
+  /**
+   * Runs before the process starts, with its data folder and its `DATABASE_URL` (e.g. to import
+   * books with the command line).
+   */
+  prepare?: (directory: string, databaseUrl: string) => Promise<void>
+}
+
+/**
+ * For the suite being declared: starts the real process (`dist/start.js`) on `engine` before its
+ * first test, in a data folder of its own (and, for PostgreSQL, a database of its own), and after
+ * its last stops it (asserting exit code 0) and removes both.
+ *
+ * @returns the running process, once started.
+ */
+export function suiteServer(engine: Engine = 'sqlite', options: ServerSuiteOptions = {}): () => RunningServer {
+  let directory = ''
+  let database: TestDatabase | undefined
+  let server: RunningServer | undefined
+  before(async () => {
+    directory = temporaryDirectory()
+    database = engine === 'postgres' ? await createPostgresDatabase() : undefined
+    const databaseUrl = database?.url ?? join(directory, 'books.db')
+    await options.prepare?.(directory, databaseUrl)
+    server = await startServer({ dataDirectory: directory, env: { DATABASE_URL: databaseUrl, ...options.env } })
+  })
+  after(async () => {
+    if (server) assert.equal(await server.stop(), 0)
+    await database?.drop()
+    removeDirectory(directory)
+  })
+  return () => server!
+}
+
+/**
+ * Declares the suite `body` once per storage engine against the real process ({@link
+ * suiteServer}): the PostgreSQL one is one skipped test, with the reason, when no server answers.
+ */
+export function describeEachEngineServer(
+  name: string,
+  body: (suite: { engine: Engine; server(): RunningServer }) => void,
+  options: ServerSuiteOptions = {}
+) {
+  for (const { engine, skip } of engines) {
+    describe(`${name} (real process) [${engine}]`, () => {
+      if (skip) {
+        test('every test of this suite', { skip }, () => {})
+        return
+      }
+      body({ engine, server: suiteServer(engine, options) })
     })
   }
 }

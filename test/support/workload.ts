@@ -55,7 +55,7 @@ const fieldsEqual = (a: Fields, b: { title: string; author: string; year: number
 
 /**
  * A concurrent create/update/delete workload against a running server, and the model that
- * checks afterwards that every acknowledged write is still there (issue 5, "Durability").
+ * checks afterwards that every acknowledged write is still there (docs/contract.md "Everything else").
  *
  * Every write uses a unique title, so the stored state of a book tells exactly which write it
  * came from. Writes racing on one id are judged by their times: the stored state must come from

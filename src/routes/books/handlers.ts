@@ -1,26 +1,27 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Static } from 'typebox'
+import { parseBookId } from '../../book/id.js'
 import type { BookInput, BookParams, BookPatch } from '../../book/schema.js'
 import { JSON_CONTENT_TYPE, envelopeOf } from '../../http/envelope.js'
-import { assertValidBody } from '../../http/json-body.js'
+import { assertValidBody } from '../../http/pipeline/json-body.js'
 import { Messages } from '../../http/messages.js'
 import type { BookStore } from '../../storage/book-store.js'
 import { bookETag, ifNoneMatchMatches } from './etag.js'
 import { parseListParameters, readListPage, type ListParameters } from './list-query.js'
-import { sharedList } from './list-stream.js'
-import { bookNotFound, loadForWrite, parseBookId, written } from './load-for-write.js'
+import { listBody, sharedList } from './list-stream.js'
+import { bookNotFound, loadForWrite, written } from './load-for-write.js'
 
 type Params = Static<typeof BookParams>
-type CreateRequest = FastifyRequest<{ Body: BookInput }>
-type ListRequest = FastifyRequest<{ Querystring: ListParameters }>
-type ReadRequest = FastifyRequest<{ Params: Params }>
-type UpdateRequest = FastifyRequest<{ Params: Params; Body: BookPatch }>
-type DeleteRequest = FastifyRequest<{ Params: Params }>
+type CreateBookRequest = FastifyRequest<{ Body: BookInput }>
+type ListBooksRequest = FastifyRequest<{ Querystring: ListParameters }>
+type GetBookRequest = FastifyRequest<{ Params: Params }>
+type UpdateBookRequest = FastifyRequest<{ Params: Params; Body: BookPatch }>
+type DeleteBookRequest = FastifyRequest<{ Params: Params }>
 
 /**
- * The handlers of the five book operations (spec: "Endpoints") on `store`, one named function
- * each. Authentication ran before them (`onRequest`); bodies were validated by Fastify but the
- * result only attached, so each handler reports it where the contract's order puts it.
+ * The handlers of the five book operations (docs/contract.md "Operations") on `store`, one named
+ * function each. Authentication ran before them (`onRequest`); bodies were validated by Fastify but
+ * the result only attached, so each handler reports it where the contract's order puts it.
  */
 export function bookHandlers(store: BookStore) {
   // Without paging parameters, the whole list: made by sharedList (the same bytes as the schema's
@@ -30,7 +31,7 @@ export function bookHandlers(store: BookStore) {
 
   return {
     /** POST /book: 400 `Invalid input`, else 201 `Book created successfully` with the stored book. */
-    async createBook(request: CreateRequest, reply: FastifyReply) {
+    async createBook(request: CreateBookRequest, reply: FastifyReply) {
       assertValidBody(request)
       const { title, author, year } = request.body
       const book = await store.create({ title, author, year })
@@ -39,23 +40,25 @@ export function bookHandlers(store: BookStore) {
 
     /**
      * GET /books: without list parameters every book by id (the contract), streamed; with them
-     * (paging, filters, sort: README "Large collections and concurrent edits") one page, its `Link` and `X-Total-Count` headers.
+     * (paging, filters, sort: README "Large collections and concurrent edits") one page, its `Link`
+     * and `X-Total-Count` headers, or, without `limit`, every matching book, streamed like the whole list.
      */
-    async listBooks(request: ListRequest, reply: FastifyReply) {
+    async listBooks(request: ListBooksRequest, reply: FastifyReply) {
       const listing = parseListParameters(request.query)
-      if (listing) {
+      if (listing?.limit !== undefined) {
         const page = await readListPage(store, listing)
         if (page.next !== undefined) reply.header('link', `<${page.next}>; rel="next"`)
         if (page.total !== undefined) reply.header('x-total-count', String(page.total))
         return envelopeOf(200, Messages.listed, page.books)
       }
-      const body = await wholeList()
+      if (listing?.count) reply.header('x-total-count', String(await store.count(listing.query)))
+      const body = await (listing ? listBody(store.list(listing.query)) : wholeList())
       // Bytes or a stream of the serialized envelope: sent as is, not serialized again.
       return reply.type(JSON_CONTENT_TYPE).send(body as never)
     },
 
     /** GET /book/{id}: 404, 304 when `If-None-Match` names the current `ETag`, else 200 with the book. */
-    async getBook(request: ReadRequest, reply: FastifyReply) {
+    async getBook(request: GetBookRequest, reply: FastifyReply) {
       const id = parseBookId(request.params.id)
       const book = id === undefined ? undefined : await store.get(id)
       if (!book) throw bookNotFound()
@@ -69,7 +72,7 @@ export function bookHandlers(store: BookStore) {
     },
 
     /** PUT /book/{id}: 404, 412, 400 (in that order, {@link loadForWrite}), else 200 with the book as stored now. */
-    async updateBook(request: UpdateRequest, reply: FastifyReply) {
+    async updateBook(request: UpdateBookRequest, reply: FastifyReply) {
       const target = await loadForWrite(store, request, true)
       const { title, author, year } = request.body
       const patch = { title, author, year }
@@ -84,7 +87,7 @@ export function bookHandlers(store: BookStore) {
     },
 
     /** DELETE /book/{id}: 404, 412 (in that order, {@link loadForWrite}), else 200 `Book deleted successfully`. */
-    async deleteBook(request: DeleteRequest) {
+    async deleteBook(request: DeleteBookRequest) {
       const target = await loadForWrite(store, request, false)
       written(
         target.version === undefined

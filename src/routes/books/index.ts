@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import type { AuthHook } from '../../auth/tokens.js'
+import { guardEveryRoute, type AuthHook } from '../../auth/auth-hook.js'
 import type { BookStore } from '../../storage/book-store.js'
 import { bookHandlers } from './handlers.js'
 import { bookRouteSchemas, createdBookLinks } from './schemas.js'
@@ -13,7 +13,7 @@ export interface BooksOptions {
 }
 
 /**
- * The five book operations (spec: "Endpoints"): POST /book, GET /books, GET /book/{id},
+ * The five book operations (docs/contract.md "Operations"): POST /book, GET /books, GET /book/{id},
  * PUT /book/{id}, DELETE /book/{id}; handlers in ./handlers.ts, schemas in ./schemas.ts.
  *
  * Bodies are validated by Fastify against the book schemas, but the result is only attached
@@ -24,8 +24,8 @@ export interface BooksOptions {
 export async function booksRoutes(app: FastifyInstance, options: BooksOptions): Promise<void> {
   const { store, authenticate } = options
   const api = app.withTypeProvider<TypeBoxTypeProvider>()
-  if (authenticate) api.addHook('onRequest', authenticate)
-  const schemas = bookRouteSchemas(authenticate !== undefined)
+  if (authenticate) guardEveryRoute(api, authenticate)
+  const schemas = bookRouteSchemas()
   const handlers = bookHandlers(store)
 
   api.post('/book', { attachValidation: true, links: { 201: createdBookLinks }, schema: schemas.create }, handlers.createBook)

@@ -1,9 +1,11 @@
 import Type, { type Static } from 'typebox'
-import { HttpError } from '../../http/http-error.js'
+import { HttpError } from '../../http/errors/http-error.js'
 import { Messages } from '../../http/messages.js'
+import { decodeCursor, encodeCursor } from '../../book/cursor.js'
+import { parseDecimalId } from '../../book/id.js'
+import type { BookQuery, SortField } from '../../book/query.js'
 import type { Book } from '../../book/schema.js'
-import type { BookQuery, BookStore, SortField } from '../../storage/book-store.js'
-import { decodeCursor, encodeCursor } from '../../storage/cursor.js'
+import type { BookStore } from '../../storage/book-store.js'
 
 /** Largest page `limit` accepts. */
 export const MAX_PAGE_SIZE = 1000
@@ -23,7 +25,7 @@ const textParameter = (description: string) => Type.Optional(Type.String({ maxLe
 export const ListParameters = Type.Object(
   {
     limit: Type.Optional(
-      // Exactly 1 to 1000 (issue 13: the document gives the real bounds), written without leading zeros.
+      // Exactly 1 to 1000, written without leading zeros: the API document gives the real bounds.
       Type.String({ pattern: LIMIT_PATTERN, description: `Page size, 1 to ${MAX_PAGE_SIZE}. Turns on the Link header.` })
     ),
     after: Type.Optional(
@@ -55,8 +57,8 @@ export type ListParameters = Static<typeof ListParameters>
 /** The names of {@link ListParameters}, in the order the Link header writes them. */
 const PARAMETER_NAMES = ['title', 'author', 'year', 'year_min', 'year_max', 'sort', 'count', 'limit'] as const
 
-/** A parsed list request: the store query, the page size asked for, and whether to count. */
-export interface ListRequest {
+/** A parsed list request of `GET /books`: the store query, the page size asked for, and whether to count. */
+export interface Listing {
   query: BookQuery
   /** The client's `limit`; the store is asked for one more to know whether a next page exists. */
   limit?: number
@@ -74,7 +76,7 @@ const invalidInput = () => new HttpError(400, Messages.invalidInput)
  * @throws HttpError 400 `Invalid input` for values the patterns cannot rule out: `limit` outside
  *   1..1000, an `after` that is not an id (id sorts) or not a cursor of this sort (other sorts).
  */
-export function parseListParameters(raw: ListParameters): ListRequest | undefined {
+export function parseListParameters(raw: ListParameters): Listing | undefined {
   const parameters: ListParameters = {}
   for (const name of [...PARAMETER_NAMES, 'after'] as const) {
     if (raw[name] !== undefined) parameters[name] = raw[name]
@@ -97,9 +99,8 @@ export function parseListParameters(raw: ListParameters): ListRequest | undefine
   }
   if (parameters.after !== undefined) {
     if (field === 'id') {
-      if (!/^[0-9]{1,16}$/.test(parameters.after)) throw invalidInput()
-      const id = Number(parameters.after)
-      if (id > Number.MAX_SAFE_INTEGER) throw invalidInput()
+      const id = parseDecimalId(parameters.after)
+      if (id === undefined) throw invalidInput()
       query.after = { key: id, id }
     } else {
       const cursor = decodeCursor(parameters.after, sort, field)
@@ -124,7 +125,7 @@ export interface ListPage {
  * asks for `limit + 1` books so that the extra one tells whether a next page exists, without
  * counting. The next URL keeps the client's parameters and sets `after` to the last book's position.
  */
-export async function readListPage(store: BookStore, request: ListRequest): Promise<ListPage> {
+export async function readListPage(store: BookStore, request: Listing): Promise<ListPage> {
   const { query, limit, parameters } = request
   const books: Book[] = []
   for await (const book of store.list(limit === undefined ? query : { ...query, limit: limit + 1 })) books.push(book)

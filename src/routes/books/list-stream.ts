@@ -1,4 +1,5 @@
 import { PassThrough, type Readable } from 'node:stream'
+import { setImmediate as nextTurn } from 'node:timers/promises'
 import { envelopeHead } from '../../http/envelope.js'
 import { Messages } from '../../http/messages.js'
 import type { Book } from '../../book/schema.js'
@@ -89,7 +90,10 @@ async function readForBatch(books: AsyncIterable<Book>, waiters: Waiter[], keep:
     }
     const open = streams.filter((stream) => !stream.destroyed)
     const full = open.filter((stream) => !stream.write(chunk))
-    await Promise.all(full.map(writable))
+    // Readers that keep up never make a write wait (a local socket takes megabytes at once), and
+    // the store's pages resolve as microtasks: without a turn of the event loop per piece, a long
+    // list would be made whole before any other request (or connection) is served.
+    await (full.length > 0 ? Promise.all(full.map(writable)) : nextTurn())
     return open.length > 0
   }
   try {
@@ -113,11 +117,26 @@ async function readForBatch(books: AsyncIterable<Book>, waiters: Waiter[], keep:
   }
 }
 
+/**
+ * The body of one list answer made from `books` (a filtered or sorted list without `limit`,
+ * README "Large collections and concurrent edits"): the same envelope text as the whole list's,
+ * answered as one string when it fits in one piece (~64 KiB), else streamed piece by piece at
+ * the pace of its reader, so memory stays at about a page whatever the number of books. Nothing
+ * is shared or kept: each request reads its own query.
+ *
+ * @returns the body; rejects (e.g. 503) when the first piece cannot be read.
+ */
+export function listBody(books: AsyncIterable<Book>): Promise<ListBody> {
+  return new Promise<ListBody>((resolve, reject) => {
+    void readForBatch(books, [{ resolve, reject }], undefined)
+  })
+}
+
 /** Longest a batch waits for the read in progress to finish before starting its own, in ms. */
 const MAX_BATCH_WAIT_MS = 50
 
 /**
- * Makes the body maker of GET /books (spec: "List books"): `{"status":200,"message":"Books
+ * Makes the body maker of GET /books (docs/contract.md "Operations"): `{"status":200,"message":"Books
  * retrieved successfully","data":[…every book, id ascending…]}`, byte for byte what serializing
  * the whole envelope would give, but never held in memory whole (streamed when over ~64 KiB).
  *
@@ -156,13 +175,27 @@ export function sharedList(list: () => AsyncIterable<Book>, changeMark: () => st
       reading--
       if (batch && reading === 0) start()
     }
-    const mark = changeMark()
+    // Runs outside any request's promise chain (setImmediate, setTimeout): a store that fails here
+    // (a file gone or corrupt) fails the batch's requests (500/503, logged with each), never the process.
+    let books: AsyncIterable<Book>
+    let mark: string | undefined
+    try {
+      mark = changeMark()
+      books = list()
+    } catch (error) {
+      for (const waiter of waiters) waiter.reject(error)
+      return finished()
+    }
     // A store without a mark (PostgreSQL): nothing is gathered for keeping.
     const keep = mark === undefined ? undefined : (body: Buffer) => {
-      if (changeMark() === mark) kept = { mark, body }
+      try {
+        if (changeMark() === mark) kept = { mark, body }
+      } catch {
+        // The body already went out whole; with the mark unreadable it is simply not kept.
+      }
     }
     // readForBatch() settles every waiter itself and never rejects; both paths just count it done.
-    readForBatch(list(), waiters, keep).then(finished, finished)
+    readForBatch(books, waiters, keep).then(finished, finished)
   }
   return () => {
     if (kept !== undefined) {

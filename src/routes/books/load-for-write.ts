@@ -1,20 +1,10 @@
 import type { FastifyRequest } from 'fastify'
-import { assertValidBody } from '../../http/json-body.js'
-import { HttpError } from '../../http/http-error.js'
+import { parseBookId } from '../../book/id.js'
+import { assertValidBody } from '../../http/pipeline/json-body.js'
+import { HttpError } from '../../http/errors/http-error.js'
 import { Messages } from '../../http/messages.js'
 import type { BookStore, VersionedBook } from '../../storage/book-store.js'
 import { bookETag, ifMatchHolds } from './etag.js'
-
-/**
- * Parses the `{id}` path segment (decisions: "Ids"): decimal digits with a value in 1 .. 2^53-1.
- *
- * @returns the id, or undefined for anything else (`abc`, `-1`, `0`, `1.5`, `1e3`, too large).
- */
-export function parseBookId(raw: string): number | undefined {
-  if (!/^[0-9]{1,16}$/.test(raw)) return undefined
-  const id = Number(raw)
-  return id >= 1 && id <= Number.MAX_SAFE_INTEGER ? id : undefined
-}
 
 /** 404 `Book not found`. */
 export const bookNotFound = () => new HttpError(404, Messages.bookNotFound)
@@ -36,7 +26,7 @@ type WriteRequest = FastifyRequest<{ Params: { id: string } }>
 
 /**
  * The load-for-write step of `PUT /book/{id}` and `DELETE /book/{id}`, in the contract's order
- * (README "Concurrent edits"; the token was checked before, 401):
+ * (README "Large collections and concurrent edits"; the token was checked before, 401):
  * 1. the book exists, else 404 `Book not found` (an id that is not one is a missing book);
  * 2. `If-Match` names its current `ETag` (or is `*`), else 412 `Precondition failed`;
  * 3. with `checkBody` (PUT), the body is valid, else 400 `Invalid input`.

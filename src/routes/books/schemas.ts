@@ -2,30 +2,26 @@ import Type from 'typebox'
 import { Book, BookInput, BookParams, BookPatch } from '../../book/schema.js'
 import { Messages } from '../../http/messages.js'
 import {
-  bookNotFound,
-  forbidden,
-  invalidInput,
-  notModified,
-  payloadTooLarge,
-  preconditionFailed,
-  serverErrors,
+  bookNotFoundResponse,
+  invalidInputResponse,
+  notModifiedResponse,
+  preconditionFailedResponse,
   successResponse,
-  unauthorized,
   withHeaders
-} from '../../http/response-schemas.js'
+} from '../../http/api-document/response-schemas.js'
 import { ListParameters } from './list-query.js'
 
 /** The `ETag` header as the API document shows it. */
 const etagHeader = {
-  etag: { type: 'string' as const, description: 'Strong entity tag of the book; changes whenever the book changes (issue 7).' }
+  etag: { type: 'string' as const, description: 'Strong entity tag of the book; changes whenever the book changes.' }
 }
 
-const badBody = invalidInput(
+const badBody = invalidInputResponse(
   'the body is not a JSON object, or `title`/`author` is not a string of 1 to 500 characters (not only white space), or `year` is not an integer from -9999 to 9999.'
 )
 
 /**
- * OpenAPI links of a created book (issue 13): its `data.id` is the `{id}` of the operations on
+ * OpenAPI links of a created book: its `data.id` is the `{id}` of the operations on
  * it, so stateful API testers chain create → get / update / delete without configuration.
  */
 export const createdBookLinks = Object.fromEntries(
@@ -40,27 +36,22 @@ const tags = ['Books']
 
 /**
  * The route schemas of the five book operations: what Fastify validates and serializes, and
- * what the API document says of each (operation, parameters, every status with its messages).
- *
- * @param authenticated whether the bearer check is on: then each operation shows the bearer
- *   scheme and its 401 and 403 answers; with `AUTH_ENABLED=false` none of them.
+ * what the API document says of each (operation, parameters, its own statuses with their
+ * messages). What the pipeline adds (the bearer scheme with 401 and 403 while the check is on,
+ * 400 `Bad request`, 408, 413, 415, 417, 431, 500, 503) is derived by
+ * src/http/api-document/pipeline-responses.ts.
  */
-export function bookRouteSchemas(authenticated: boolean) {
-  const security = authenticated ? [{ bearerAuth: [] }] : []
-  const errors = { ...(authenticated ? { 401: unauthorized, 403: forbidden } : {}), ...serverErrors }
+export function bookRouteSchemas() {
   return {
     create: {
       tags,
       operationId: 'createBook',
       summary: 'Create a book',
       description: 'Stores a new book and returns it with its assigned id. Unknown fields and `id` in the body are ignored.',
-      security,
       body: BookInput,
       response: {
         201: successResponse(Book, Messages.created, 'the stored book, with its new id.', 201),
-        400: badBody,
-        413: payloadTooLarge,
-        ...errors
+        400: badBody
       }
     },
     list: {
@@ -72,15 +63,13 @@ export function bookRouteSchemas(authenticated: boolean) {
         '(`limit`, `after`, with a `Link: <…>; rel="next"` header while more books follow), filter (`title`, `author`: ' +
         'case-insensitive substring; `year`, `year_min`, `year_max`) and sort (`sort`, ties broken by id); `count=true` ' +
         'adds `X-Total-Count`. Unknown parameters are ignored.',
-      security,
       querystring: ListParameters,
       response: {
         200: withHeaders(successResponse(Type.Array(Book), Messages.listed, 'the books asked for (all of them, by id, without parameters).'), {
           link: { type: 'string' as const, description: 'RFC 8288 `</books?…>; rel="next"`: only with `limit`, while more books follow.' },
           'x-total-count': { type: 'string' as const, description: 'How many books match the filters: only with `count=true`.' }
         }),
-        400: invalidInput('a query parameter has a bad value (e.g. `limit` outside 1..1000, a non-integer `year`, an `after` that is not an id or a cursor of this sort).'),
-        ...errors
+        400: invalidInputResponse('a query parameter has a bad value (e.g. `limit` outside 1..1000, a non-integer `year`, an `after` that is not an id or a cursor of this sort).')
       }
     },
     read: {
@@ -88,13 +77,11 @@ export function bookRouteSchemas(authenticated: boolean) {
       operationId: 'getBook',
       summary: 'Get a book',
       description: 'Answers 304 with no body when `If-None-Match` names the current `ETag` (or is `*`).',
-      security,
       params: BookParams,
       response: {
         200: withHeaders(successResponse(Book, Messages.retrieved, 'the book with this id.'), etagHeader),
-        304: notModified,
-        404: bookNotFound,
-        ...errors
+        304: notModifiedResponse,
+        404: bookNotFoundResponse
       }
     },
     update: {
@@ -105,16 +92,13 @@ export function bookRouteSchemas(authenticated: boolean) {
         'Applies the fields present in the body on top of the stored book; absent fields keep their value, `{}` changes nothing. ' +
         'With `If-Match`, only while the book still has that `ETag` (`*`: any), checked and written atomically. ' +
         'Checked in this order: token (401), existence (404), `If-Match` (412), body (400).',
-      security,
       params: BookParams,
       body: BookPatch,
       response: {
         200: withHeaders(successResponse(Book, Messages.updated, 'the book as stored now.'), etagHeader),
         400: badBody,
-        404: bookNotFound,
-        412: preconditionFailed,
-        413: payloadTooLarge,
-        ...errors
+        404: bookNotFoundResponse,
+        412: preconditionFailedResponse
       }
     },
     delete: {
@@ -124,13 +108,11 @@ export function bookRouteSchemas(authenticated: boolean) {
       description:
         'Removes the book; its id is never reused. A second delete answers 404. With `If-Match`, only while the ' +
         'book still has that `ETag` (`*`: any), checked and deleted atomically; order: token, 404, 412.',
-      security,
       params: BookParams,
       response: {
         200: successResponse(Type.Null(), Messages.deleted, `the book is removed; \`data\` is null.`),
-        404: bookNotFound,
-        412: preconditionFailed,
-        ...errors
+        404: bookNotFoundResponse,
+        412: preconditionFailedResponse
       }
     }
   }

@@ -5,7 +5,7 @@ import { isUnreachable } from './errors.js'
 
 const INT8_OID = 20
 
-/** Parses BIGINT ids as numbers: ids are at most 2^53-1 (decisions: "Ids"). */
+/** Parses BIGINT ids as numbers: ids are at most 2^53-1 (docs/contract.md "Ids"). */
 export const types = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
     oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser
@@ -15,6 +15,8 @@ export const types = {
 export interface PostgresOptions {
   /** Most connections the pool opens. */
   poolSize: number
+  /** How the connections name themselves to the server (`pg_stat_activity`); default `book-service`. */
+  applicationName?: string
   /** How long start-up keeps retrying an unreachable database before giving up, in milliseconds. */
   startupTimeoutMs: number
   /** Called before each start-up retry, with the error and the delay before the next try (ms). */
@@ -53,7 +55,7 @@ export const QUERY_TIMEOUT_MS = 10_000
 export async function openPool(url: string, options: PostgresOptions): Promise<pg.Pool> {
   const pool = new pg.Pool({
     connectionString: url, // ssl, sslmode, application_name, options… in the URL pass through and win
-    application_name: 'book-service',
+    application_name: options.applicationName ?? 'book-service',
     max: options.poolSize,
     connectionTimeoutMillis: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
     keepAlive: true, // TCP keep-alive, so a dead peer is noticed on an idle connection too

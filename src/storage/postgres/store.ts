@@ -1,15 +1,15 @@
 import type pg from 'pg'
 import type { Book, BookInput, BookPatch } from '../../book/schema.js'
-import type { BookFilter, BookQuery, BookStore, VersionedBook } from '../book-store.js'
+import type { BookFilter, BookQuery } from '../../book/query.js'
+import type { AccountStore } from '../account-store.js'
+import type { BookStore, VersionedBook } from '../book-store.js'
 import { patchValues } from '../book-sql.js'
-import { pagesById } from '../list-pages.js'
+import { pagesById, pagesOf } from '../list-pages.js'
 import { countStatement, listStatement } from '../list-sql.js'
-import { PostgresAccountStore } from './accounts.js'
+import { postgresAccountStore } from './accounts.js'
 import { QUERY_TIMEOUT_MS, openPool, type PostgresOptions } from './connection.js'
 import { GroupInsert } from './group-insert.js'
 import { STATEMENTS, statementRunner } from './statements.js'
-
-export { CONNECT_TIMEOUT_MS, QUERY_TIMEOUT_MS, type PostgresOptions } from './connection.js'
 
 /**
  * The PostgreSQL {@link BookStore} (node-postgres pool, parameterised named statements:
@@ -20,7 +20,7 @@ export { CONNECT_TIMEOUT_MS, QUERY_TIMEOUT_MS, type PostgresOptions } from './co
  * survive, and an update racing a delete never resurrects the row.
  */
 export class PostgresBookStore implements BookStore {
-  readonly accounts: PostgresAccountStore
+  readonly accounts: AccountStore
   private closed: Promise<void> | undefined
   private readonly query
   private readonly inserts
@@ -31,7 +31,7 @@ export class PostgresBookStore implements BookStore {
   ) {
     this.query = statementRunner(pool, queryTimeoutMs)
     this.inserts = new GroupInsert(this.query)
-    this.accounts = new PostgresAccountStore(pool, queryTimeoutMs)
+    this.accounts = postgresAccountStore(pool, queryTimeoutMs)
   }
 
   /**
@@ -51,8 +51,11 @@ export class PostgresBookStore implements BookStore {
 
   async *list(query?: BookQuery): AsyncIterable<Book> {
     if (query) {
-      const { sql, parameters } = await listStatement('postgres', query)
-      yield* await this.query<Book>({ text: sql }, [...parameters])
+      const readPage = async (page: BookQuery) => {
+        const { sql, parameters } = await listStatement('postgres', page)
+        return this.query<Book>({ text: sql }, [...parameters])
+      }
+      for await (const page of pagesOf(query, readPage)) yield* page
       return
     }
     for await (const page of pagesById((after, size) => this.query<Book>(STATEMENTS.page, [after, size]))) yield* page

@@ -1,10 +1,13 @@
 import pg from 'pg'
 import type { Book } from '../../book/schema.js'
 import { insertValues } from '../book-sql.js'
-import { noteConflict, type BookTransfer, type ImportRow, type StoreOutcome } from '../book-transfer.js'
+import { noteConflict, storeInOneTransaction, type BookTransfer, type ImportRow, type StoreOutcome } from '../book-transfer.js'
 import { pagesById } from '../list-pages.js'
-import { types } from './connection.js'
+import { openPool, types, type PostgresOptions } from './connection.js'
 import { STATEMENTS, columnArrays } from './statements.js'
+
+/** How the command line's connections name themselves to the server (`pg_stat_activity`). */
+const APPLICATION_NAME = 'book-service-cli'
 
 /**
  * {@link BookTransfer} on PostgreSQL, through one connection of its own: an export is one
@@ -12,17 +15,41 @@ import { STATEMENTS, columnArrays } from './statements.js'
  * multi-row `INSERT … SELECT FROM unnest(…)` statements, one per batch.
  */
 export class PostgresBookTransfer implements BookTransfer {
-  private constructor(private readonly client: pg.Client) {}
+  /** @param release ends the connection (or gives it back and ends its pool). */
+  private constructor(
+    private readonly client: pg.ClientBase,
+    private readonly release: () => Promise<void>
+  ) {}
 
   /**
-   * Connects to `url` (the schema must be migrated already).
+   * Connects to `url` (the schema must be migrated already: `export`).
    *
    * @throws when the database cannot be reached.
    */
   static async open(url: string): Promise<PostgresBookTransfer> {
-    const client = new pg.Client({ connectionString: url, application_name: 'book-service-cli', types })
+    const client = new pg.Client({ connectionString: url, application_name: APPLICATION_NAME, types })
     await client.connect()
-    return new PostgresBookTransfer(client)
+    return new PostgresBookTransfer(client, () => client.end())
+  }
+
+  /**
+   * Connects to `url` and applies pending migrations first (`import`), retrying while the
+   * database is unreachable as start-up does (connection.ts: `openPool`, with one connection).
+   *
+   * @throws the last connection error once the start-up time is up, or a migration error at once.
+   */
+  static async openMigrated(url: string, options: Pick<PostgresOptions, 'startupTimeoutMs' | 'onRetry'>): Promise<PostgresBookTransfer> {
+    const pool = await openPool(url, { ...options, poolSize: 1, applicationName: APPLICATION_NAME })
+    try {
+      const client = await pool.connect()
+      return new PostgresBookTransfer(client, async () => {
+        client.release()
+        await pool.end()
+      })
+    } catch (error) {
+      await pool.end()
+      throw error
+    }
   }
 
   async *pages(): AsyncIterable<Book[]> {
@@ -36,22 +63,26 @@ export class PostgresBookTransfer implements BookTransfer {
     }
   }
 
-  async store(batches: AsyncIterable<ImportRow[]>, options: { keepIds: boolean; maxId: number }): Promise<StoreOutcome> {
-    const outcome: StoreOutcome = { stored: 0, conflicts: [], conflictCount: 0 }
-    await this.client.query('BEGIN')
-    try {
-      if (options.keepIds && options.maxId > 0) {
-        // First, so that services creating books meanwhile take ids past the file's. A sequence
-        // is not transactional: after a refused import it stays moved (ids are never reused anyway).
-        await this.client.query({ ...STATEMENTS.moveIdSequence, values: [options.maxId] })
-      }
-      for await (const batch of batches) {
-        const columns = columnArrays(batch.map(({ row }) => insertValues(row)))
-        if (!options.keepIds) {
-          // WITH ORDINALITY … ORDER BY: ids are drawn in file order.
-          await this.client.query({ ...STATEMENTS.importMany, values: columns })
-        } else {
-          const { rows } = await this.client.query<{ id: number }>({
+  store(batches: AsyncIterable<ImportRow[]>, options: { keepIds: boolean; maxId: number }): Promise<StoreOutcome> {
+    const client = this.client
+    return storeInOneTransaction(
+      {
+        begin: async () => {
+          await client.query('BEGIN')
+          if (options.keepIds && options.maxId > 0) {
+            // First, so that services creating books meanwhile take ids past the file's. A sequence
+            // is not transactional: after a refused import it stays moved (ids are never reused anyway).
+            await client.query({ ...STATEMENTS.moveIdSequence, values: [options.maxId] })
+          }
+        },
+        storeBatch: async (batch, outcome) => {
+          const columns = columnArrays(batch.map(({ row }) => insertValues(row)))
+          if (!options.keepIds) {
+            // WITH ORDINALITY … ORDER BY: ids are drawn in file order.
+            await client.query({ ...STATEMENTS.importMany, values: columns })
+            return
+          }
+          const { rows } = await client.query<{ id: number }>({
             ...STATEMENTS.importManyKeepingIds,
             values: [batch.map(({ row }) => row.id), ...columns]
           })
@@ -60,22 +91,19 @@ export class PostgresBookTransfer implements BookTransfer {
             // A stored id counts once: a repeat of it in the same batch is a conflict too.
             if (!stored.delete(row.id!)) noteConflict(outcome, { line, id: row.id! })
           }
+        },
+        commit: async () => {
+          await client.query('COMMIT')
+        },
+        rollback: async () => {
+          await client.query('ROLLBACK')
         }
-        outcome.stored += batch.length
-      }
-    } catch (error) {
-      await this.client.query('ROLLBACK').catch(() => {})
-      throw error
-    }
-    if (outcome.conflictCount > 0) {
-      await this.client.query('ROLLBACK')
-      return { ...outcome, stored: 0 }
-    }
-    await this.client.query('COMMIT')
-    return outcome
+      },
+      batches
+    )
   }
 
   async close(): Promise<void> {
-    await this.client.end()
+    await this.release()
   }
 }

@@ -1,99 +1,73 @@
 import type Database from 'better-sqlite3'
-import {
-  LAST_ADMIN,
-  newGeneration,
-  publicAccount,
-  usernameKey,
-  type Account,
-  type AccountChange,
-  type AccountGeneration,
-  type AccountStore,
-  type Role,
-  type StoredAccount
-} from '../account-store.js'
-import { accountStatements } from '../account-sql.js'
+import type { Account } from '../../account/schema.js'
+import { AccountRules, type AccountEngine } from '../account-rules.js'
+import { accountStatements, type AccountInsertValues, type AccountStatements, type AccountUpdateValues } from '../account-sql.js'
+import type { AccountGeneration, AccountStore, StoredAccount } from '../account-store.js'
 
 /** The account statements on SQLite (placeholders `?`), from the one description in account-sql.ts. */
 const SQL = accountStatements('sqlite')
 
 /**
- * The SQLite {@link AccountStore}, on the store's main connection (accounts change rarely, so
- * they do not go through the books' group commit). Each write is one `BEGIN IMMEDIATE`
- * transaction, which SQLite serialises against every other writer (the writer thread, and a
- * `book-service user` command working on the same file), with `synchronous=FULL`: committed
- * means on disk.
+ * The accounts on a SQLite connection: the store's main one (accounts change rarely, so they do
+ * not go through the books' group commit), or one of their own (`book-service user`).
+ *
+ * Each account transaction is one `BEGIN IMMEDIATE` transaction, which SQLite serialises against
+ * every other writer (the writer thread, and another process working on the same file), with
+ * `synchronous=FULL`: committed means on disk. On this connection they run one at a time, and a
+ * create's insert waits for the one in progress, so no statement of another request ever lands
+ * inside it (its statements answer at once, but each `await` lets other requests' code run).
  */
-export class SqliteAccountStore implements AccountStore {
-  private readonly statements
+class SqliteAccounts implements AccountEngine {
+  readonly statements: AccountStatements
+  private readonly inTransaction: AccountStatements
+  /** Settles when the account transaction (or insert) in progress on this connection is over. */
+  private idle: Promise<unknown> = Promise.resolve()
 
   constructor(private readonly db: Database.Database) {
-    this.statements = {
-      list: db.prepare<[], Account>(SQL.list),
-      find: db.prepare<[string], StoredAccount>(SQL.find),
-      generation: db.prepare<[string], AccountGeneration>(SQL.generation),
-      admins: db.prepare<[], { admins: number }>(SQL.admins),
-      insert: db.prepare(SQL.insert),
-      update: db.prepare<[string | null, Role | null, string, string, string], Account>(SQL.update),
-      delete: db.prepare(SQL.delete)
+    const list = db.prepare<[], Account>(SQL.list)
+    const find = db.prepare<[string], StoredAccount>(SQL.find)
+    const generation = db.prepare<[string], AccountGeneration>(SQL.generation)
+    const admins = db.prepare<[], { admins: number }>(SQL.admins)
+    const insert = db.prepare<AccountInsertValues>(SQL.insert)
+    const update = db.prepare<AccountUpdateValues, Account>(SQL.update)
+    const remove = db.prepare<[string]>(SQL.delete)
+    this.inTransaction = {
+      list: async () => list.all(),
+      find: async (key) => find.get(key),
+      generation: async (key) => generation.get(key),
+      admins: async () => admins.get()!.admins,
+      insert: async (values) => insert.run(...values).changes > 0,
+      update: async (values) => update.get(...values)!,
+      delete: async (key) => {
+        remove.run(key)
+      }
     }
+    this.statements = { ...this.inTransaction, insert: (values) => this.oneAtATime(() => this.inTransaction.insert(values)) }
   }
 
-  async list(): Promise<Account[]> {
-    return this.statements.list.all()
+  transaction<T>(work: (statements: AccountStatements) => Promise<T>): Promise<T> {
+    return this.oneAtATime(async () => {
+      this.db.exec('BEGIN IMMEDIATE')
+      try {
+        const result = await work(this.inTransaction)
+        this.db.exec('COMMIT')
+        return result
+      } catch (error) {
+        if (this.db.inTransaction) this.db.exec('ROLLBACK')
+        throw error
+      }
+    })
   }
 
-  async find(username: string): Promise<StoredAccount | undefined> {
-    return this.statements.find.get(usernameKey(username))
-  }
-
-  async generation(username: string): Promise<AccountGeneration | undefined> {
-    return this.statements.generation.get(usernameKey(username))
-  }
-
-  async create(account: { username: string; passwordHash: string; role: Role }): Promise<Account | 'exists'> {
-    const now = new Date().toISOString()
-    const { changes } = this.statements.insert.run(
-      usernameKey(account.username), account.username, account.passwordHash, account.role, newGeneration(), now, now
-    )
-    return changes === 0 ? 'exists' : { username: account.username, role: account.role, created_at: now, updated_at: now }
-  }
-
-  async createFirstAdmin(username: string, passwordHash: () => Promise<string>): Promise<boolean> {
-    if (this.statements.admins.get()!.admins > 0) return false
-    const hash = await passwordHash()
-    return this.db.transaction(() => {
-      if (this.statements.admins.get()!.admins > 0) return false
-      const now = new Date().toISOString()
-      return this.statements.insert.run(usernameKey(username), username, hash, 'admin', newGeneration(), now, now).changes > 0
-    }).immediate()
-  }
-
-  async update(username: string, change: AccountChange): Promise<Account | 'missing' | typeof LAST_ADMIN> {
-    const key = usernameKey(username)
-    return this.db.transaction((): Account | 'missing' | typeof LAST_ADMIN => {
-      const current = this.statements.find.get(key)
-      if (current === undefined) return 'missing'
-      if (change.passwordHash === undefined && change.role === undefined) return publicAccount(current)
-      if (this.demotesLastAdmin(current, change.role ?? current.role)) return LAST_ADMIN
-      const now = new Date().toISOString()
-      return this.statements.update.get(change.passwordHash ?? null, change.role ?? null, newGeneration(), now, key)!
-    }).immediate()
-  }
-
-  async delete(username: string): Promise<'deleted' | 'missing' | typeof LAST_ADMIN> {
-    const key = usernameKey(username)
-    return this.db.transaction((): 'deleted' | 'missing' | typeof LAST_ADMIN => {
-      const current = this.statements.find.get(key)
-      if (current === undefined) return 'missing'
-      if (this.demotesLastAdmin(current, undefined)) return LAST_ADMIN
-      this.statements.delete.run(key)
-      return 'deleted'
-    }).immediate()
-  }
-
-  /** True when `account` is the only admin and would stop being one (`role` undefined: deleted). */
-  private demotesLastAdmin(account: Account, role: Role | undefined): boolean {
-    return account.role === 'admin' && role !== 'admin' && this.statements.admins.get()!.admins <= 1
+  /** Runs `work` once the account write in progress on this connection (if any) is over. */
+  private oneAtATime<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.idle.then(work, work)
+    this.idle = result.catch(() => {})
+    return result
   }
 }
 
+/** The {@link AccountStore} on the SQLite connection `db` (its schema up to date). */
+export function sqliteAccountStore(db: Database.Database): AccountStore {
+  return new AccountRules(new SqliteAccounts(db))
+}

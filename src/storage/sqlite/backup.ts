@@ -1,27 +1,12 @@
-import { closeSync, existsSync, fsyncSync, linkSync, openSync, renameSync, rmSync } from 'node:fs'
-import { basename, dirname, join } from 'node:path'
+import { closeSync, existsSync, linkSync, openSync } from 'node:fs'
 import Database from 'better-sqlite3'
+import { replaceAtomically } from '../atomic-file.js'
 import { MIGRATION_NAMES } from '../migrations.js'
 import { BUSY_TIMEOUT_MS, migrateConnection } from './connection.js'
 
 /** A backup that cannot be used, or a database that cannot be replaced now: one line for the operator. */
 export class BackupError extends Error {
   override name = 'BackupError'
-}
-
-/** A temporary name beside `path` (same folder, so a rename moves it into place atomically). */
-export function temporaryName(path: string): string {
-  return join(dirname(path), `.${basename(path)}.${process.pid}.tmp`)
-}
-
-/** Flushes the file (or folder) at `path` to disk. */
-export function syncPath(path: string): void {
-  const fd = openSync(path, 'r')
-  try {
-    fsyncSync(fd)
-  } finally {
-    closeSync(fd)
-  }
 }
 
 /**
@@ -60,8 +45,8 @@ export function checkDatabaseFile(path: string): number {
 }
 
 /**
- * `book-service backup` on SQLite (issue 14): a consistent snapshot of the database at
- * `databasePath` written to `file`, while a service may be running and writing.
+ * `book-service backup` on SQLite (README "Backups and moving data"): a consistent snapshot of the
+ * database at `databasePath` written to `file`, while a service may be running and writing.
  *
  * The snapshot is SQLite's `VACUUM INTO`: one read transaction, so it holds exactly the writes
  * committed when it began (every write acknowledged before the command started); in WAL mode a
@@ -72,22 +57,16 @@ export function checkDatabaseFile(path: string): number {
  * @returns how many books the backup holds.
  * @throws {BackupError} when there is no database, or the snapshot fails its checks (nothing is left behind).
  */
-export function backupSqlite(databasePath: string, file: string): number {
+export async function backupSqlite(databasePath: string, file: string): Promise<number> {
   if (!existsSync(databasePath)) throw new BackupError(`no database at ${databasePath} (DATABASE_URL)`)
-  const temporary = temporaryName(file)
   const db = new Database(databasePath, { fileMustExist: true })
   try {
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
-    closeSync(openSync(temporary, 'wx', 0o600)) // VACUUM INTO accepts an empty file: ours, private
-    db.prepare('VACUUM INTO ?').run(temporary)
-    const books = checkDatabaseFile(temporary)
-    syncPath(temporary)
-    renameSync(temporary, file)
-    syncPath(dirname(file))
-    return books
-  } catch (error) {
-    rmSync(temporary, { force: true })
-    throw error
+    return await replaceAtomically(file, (temporary) => {
+      closeSync(openSync(temporary, 'wx', 0o600)) // VACUUM INTO accepts an empty file: ours, private
+      db.prepare('VACUUM INTO ?').run(temporary)
+      return checkDatabaseFile(temporary)
+    })
   } finally {
     db.close()
   }
@@ -95,7 +74,7 @@ export function backupSqlite(databasePath: string, file: string): number {
 
 /**
  * Moves the id sequence of the database file `copy` up to that of the `current` connection's,
- * so a restored database never hands out an id the replaced one already had (decisions: "Ids").
+ * so a restored database never hands out an id the replaced one already had (docs/contract.md "Ids").
  */
 function carryIdSequence(current: Database.Database, copy: string): void {
   const used = current.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'books'").pluck().get() as number | undefined
@@ -109,6 +88,31 @@ function carryIdSequence(current: Database.Database, copy: string): void {
   }
 }
 
+/**
+ * Opens the database at `path` and holds it exclusively (`BEGIN EXCLUSIVE`: a service starting
+ * meanwhile waits). Leaving WAL mode first needs every other connection closed, which makes it
+ * the running-service check; it also folds the `-wal` file into the database file, so a copy of
+ * the file is complete.
+ *
+ * @returns the connection, in its exclusive transaction (the caller rolls back and closes it).
+ * @throws {BackupError} when another connection (a running service) has the database open.
+ */
+function lockExclusively(path: string): Database.Database {
+  const db = new Database(path, { fileMustExist: true })
+  try {
+    db.pragma('busy_timeout = 0')
+    db.pragma('journal_mode = DELETE')
+    db.exec('BEGIN EXCLUSIVE')
+    return db
+  } catch (error) {
+    db.close()
+    if ((error as { code?: string }).code?.startsWith('SQLITE_BUSY')) {
+      throw new BackupError(`${path} is in use: a running book-service (or another program) has it open; stop it, then restore`)
+    }
+    throw error
+  }
+}
+
 /** What {@link restoreSqlite} did. */
 export interface RestoreOutcome {
   /** Books in the restored database. */
@@ -118,8 +122,8 @@ export interface RestoreOutcome {
 }
 
 /**
- * `book-service restore` on SQLite (issue 14): replaces the database at `databasePath` with the
- * backup `file`.
+ * `book-service restore` on SQLite (README "Backups and moving data"): replaces the database at
+ * `databasePath` with the backup `file`.
  *
  * Order: check the backup ({@link checkDatabaseFile}); copy it beside the database under a
  * temporary name with SQLite's backup API and apply pending migrations to the copy; then make
@@ -135,50 +139,28 @@ export interface RestoreOutcome {
  */
 export async function restoreSqlite(databasePath: string, file: string): Promise<RestoreOutcome> {
   const books = checkDatabaseFile(file)
-  const temporary = temporaryName(databasePath)
   const source = new Database(file, { readonly: true, fileMustExist: true })
   let current: Database.Database | undefined
   try {
-    closeSync(openSync(temporary, 'wx', 0o600))
-    await source.backup(temporary)
-    const copy = new Database(temporary)
-    try {
-      await migrateConnection(copy)
-    } finally {
-      copy.close()
-    }
-    let previous: string | undefined
-    if (existsSync(databasePath)) {
-      current = new Database(databasePath, { fileMustExist: true })
+    return await replaceAtomically(databasePath, async (temporary) => {
+      closeSync(openSync(temporary, 'wx', 0o600))
+      await source.backup(temporary)
+      const copy = new Database(temporary)
       try {
-        current.pragma('busy_timeout = 0')
-        // Leaving WAL mode needs every other connection closed: the running-service check. It
-        // also folds the -wal file into the database file, so the kept copy is complete.
-        current.pragma('journal_mode = DELETE')
-        current.exec('BEGIN EXCLUSIVE')
-      } catch (error) {
-        if ((error as { code?: string }).code?.startsWith('SQLITE_BUSY')) {
-          throw new BackupError(
-            `${databasePath} is in use: a running book-service (or another program) has it open; stop it, then restore`
-          )
-        }
-        throw error
+        await migrateConnection(copy)
+      } finally {
+        copy.close()
       }
+      if (!existsSync(databasePath)) return { books, previous: undefined }
+      current = lockExclusively(databasePath)
       carryIdSequence(current, temporary)
-      previous = `${databasePath}.before-restore-${new Date().toISOString().replace(/[:.]/g, '-')}`
+      const previous = `${databasePath}.before-restore-${new Date().toISOString().replace(/[:.]/g, '-')}`
       linkSync(databasePath, previous)
-    }
-    syncPath(temporary)
-    renameSync(temporary, databasePath)
-    syncPath(dirname(databasePath))
-    return { books, previous }
-  } catch (error) {
-    rmSync(temporary, { force: true })
-    throw error
+      return { books, previous }
+    })
   } finally {
     source.close()
     if (current?.inTransaction) current.exec('ROLLBACK')
     current?.close()
   }
 }
-

@@ -1,3 +1,5 @@
+import { closeSync, mkdirSync, openSync } from 'node:fs'
+import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
 import { isUpToDate, migrateToLatest } from '../migrations.js'
 
@@ -7,7 +9,7 @@ export const BUSY_TIMEOUT_MS = 5000
 /**
  * Opens a connection to the SQLite database at `path` with the pragmas every connection of the
  * service uses (the one place they are set): WAL journal (readers never block the writer),
- * `synchronous=FULL` (a commit is on disk when it returns: decisions "Durability"), and a
+ * `synchronous=FULL` (a commit is on disk when it returns: docs/contract.md "Everything else"), and a
  * {@link BUSY_TIMEOUT_MS} busy timeout. Used by the store, its writer thread and the transfers.
  *
  * @param options.fileMustExist fail when there is no database file instead of creating it.
@@ -42,4 +44,27 @@ export async function migrateConnection(db: Database.Database): Promise<void> {
   if (isUpToDate(appliedMigrations(db))) return
   const { Kysely, SqliteDialect } = await import('kysely')
   await migrateToLatest(new Kysely<unknown>({ dialect: new SqliteDialect({ database: db }) }), 'sqlite')
+}
+
+/**
+ * Opens the database at `path` as {@link openConnection} does, creating it first when missing
+ * (its folder with mode 0700, the file itself with mode 0600; SQLite gives `-wal` and `-shm` the
+ * file's mode), then applies pending migrations: what the store, `book-service migrate`,
+ * `book-service user` and `book-service import` all start with.
+ *
+ * @throws when the file cannot be created or opened, or a migration fails (the connection is closed).
+ */
+export async function openMigrated(path: string): Promise<Database.Database> {
+  if (path !== ':memory:') {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
+    closeSync(openSync(path, 'a', 0o600))
+  }
+  const db = openConnection(path)
+  try {
+    await migrateConnection(db)
+    return db
+  } catch (error) {
+    db.close()
+    throw error
+  }
 }

@@ -1,13 +1,13 @@
-import { closeSync, mkdirSync, openSync } from 'node:fs'
-import { dirname } from 'node:path'
 import type Database from 'better-sqlite3'
 import type { Book, BookInput, BookPatch } from '../../book/schema.js'
-import type { BookFilter, BookQuery, BookStore, VersionedBook } from '../book-store.js'
+import type { BookFilter, BookQuery } from '../../book/query.js'
+import type { AccountStore } from '../account-store.js'
+import type { BookStore, VersionedBook } from '../book-store.js'
 import { insertValues, patchValues } from '../book-sql.js'
-import { pagesById } from '../list-pages.js'
+import { pagesById, pagesOf } from '../list-pages.js'
 import { countStatement, listStatement } from '../list-sql.js'
-import { SqliteAccountStore } from './accounts.js'
-import { migrateConnection, openConnection } from './connection.js'
+import { sqliteAccountStore } from './accounts.js'
+import { openMigrated } from './connection.js'
 import { preparedQueries, prepareStatements } from './statements.js'
 import { WriteQueue } from './write-queue.js'
 
@@ -25,13 +25,13 @@ const CACHED_BOOKS = 10_000
  * Single books read by id are cached (up to 10,000, oldest dropped first). The store is the only
  * process that changes or deletes books in its file (one service process per SQLite database),
  * and every committed write updates or drops its book in the cache before anyone can read again.
- * The one other writer, `book-service import` (issue 14), only inserts books under ids that no
+ * The one other writer, `book-service import`, only inserts books under ids that no
  * book has; the cache holds only books that exist and never remembers a miss, so nothing it
  * holds can be changed by an import, and imported books are read from the file on first use:
  * the cache is never stale.
  */
 export class SqliteBookStore implements BookStore {
-  readonly accounts: SqliteAccountStore
+  readonly accounts: AccountStore
   private readonly cache = new Map<number, VersionedBook>()
   private readonly statements
   private readonly query
@@ -42,24 +42,18 @@ export class SqliteBookStore implements BookStore {
   ) {
     this.statements = prepareStatements(db)
     this.query = preparedQueries(db)
-    this.accounts = new SqliteAccountStore(db)
+    this.accounts = sqliteAccountStore(db)
   }
 
   /**
-   * Opens (creating when missing) the database file at `path`, its folder (mode 0700) and the
-   * file itself (mode 0600), then applies pending migrations.
+   * Opens (creating when missing) the database file at `path` and applies pending migrations
+   * (connection.ts: `openMigrated`), then starts its writer thread.
    *
    * @throws when the file cannot be created or opened, or a migration fails.
    */
   static async open(path: string): Promise<SqliteBookStore> {
-    if (path !== ':memory:') {
-      mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
-      // Create the file ourselves so it is private; SQLite gives -wal and -shm the same mode.
-      closeSync(openSync(path, 'a', 0o600))
-    }
-    const db = openConnection(path)
+    const db = await openMigrated(path)
     try {
-      await migrateConnection(db)
       return new SqliteBookStore(db, new WriteQueue(path, db))
     } catch (error) {
       db.close()
@@ -73,9 +67,13 @@ export class SqliteBookStore implements BookStore {
 
   async *list(query?: BookQuery): AsyncIterable<Book> {
     if (query) {
-      const { sql, parameters } = await listStatement('sqlite', query)
-      // One page at most (limit <= 1000 + 1), or a filtered list without limit: iterate lazily.
-      yield* this.query(sql).iterate(...parameters) as IterableIterator<Book>
+      // Each page read whole (`all()`): a statement iterated across event-loop turns would be
+      // busy for the next request of the same shape (one prepared statement per shape).
+      const readPage = async (page: BookQuery) => {
+        const { sql, parameters } = await listStatement('sqlite', page)
+        return this.query(sql).all(...parameters) as Book[]
+      }
+      for await (const page of pagesOf(query, readPage)) yield* page
       return
     }
     for await (const page of pagesById(this.statements.page)) yield* page

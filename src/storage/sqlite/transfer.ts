@@ -1,9 +1,9 @@
 import type Database from 'better-sqlite3'
 import type { Book } from '../../book/schema.js'
 import { insertValues } from '../book-sql.js'
-import { noteConflict, type BookTransfer, type ImportRow, type StoreOutcome } from '../book-transfer.js'
+import { noteConflict, storeInOneTransaction, type BookTransfer, type ImportRow, type StoreOutcome } from '../book-transfer.js'
 import { pagesById } from '../list-pages.js'
-import { openConnection } from './connection.js'
+import { openConnection, openMigrated } from './connection.js'
 import { prepareStatements, type SqliteStatements } from './statements.js'
 
 /**
@@ -13,7 +13,7 @@ import { prepareStatements, type SqliteStatements } from './statements.js'
  * the service's group commits wait for it (up to their 5 s busy timeout) and then go on.
  */
 export class SqliteBookTransfer implements BookTransfer {
-  /** Prepared on first use (the file may not hold the books table yet when it is opened). */
+  /** Prepared on first use (an export's file may not hold the books table yet when it is opened). */
   private prepared: SqliteStatements | undefined
 
   private constructor(private readonly db: Database.Database) {}
@@ -31,6 +31,16 @@ export class SqliteBookTransfer implements BookTransfer {
     return new SqliteBookTransfer(openConnection(path, { fileMustExist: true }))
   }
 
+  /**
+   * Opens the database file at `path`, creating it when missing, and applies pending migrations
+   * first (`import`; connection.ts: `openMigrated`).
+   *
+   * @throws when the file cannot be created or opened, or a migration fails.
+   */
+  static async openMigrated(path: string): Promise<SqliteBookTransfer> {
+    return new SqliteBookTransfer(await openMigrated(path))
+  }
+
   async *pages(): AsyncIterable<Book[]> {
     // One read transaction for every page: one snapshot, whatever the service writes meanwhile.
     this.db.exec('BEGIN')
@@ -41,31 +51,32 @@ export class SqliteBookTransfer implements BookTransfer {
     }
   }
 
-  async store(batches: AsyncIterable<ImportRow[]>, options: { keepIds: boolean }): Promise<StoreOutcome> {
-    const outcome: StoreOutcome = { stored: 0, conflicts: [], conflictCount: 0 }
+  store(batches: AsyncIterable<ImportRow[]>, options: { keepIds: boolean }): Promise<StoreOutcome> {
     // AUTOINCREMENT keeps sqlite_sequence at the largest id ever stored, explicit ones included,
     // so with --keep-ids the sequence moves past the file's ids by itself.
     const { insert, insertKeepingId } = this.statements
-    this.db.exec('BEGIN IMMEDIATE')
-    try {
-      for await (const batch of batches) {
-        for (const { line, row } of batch) {
-          const values = insertValues(row)
-          if (!options.keepIds) insert.run(...values)
-          else if (insertKeepingId.run(row.id!, ...values).changes === 0) noteConflict(outcome, { line, id: row.id! })
-          outcome.stored++
+    const db = this.db
+    return storeInOneTransaction(
+      {
+        begin: async () => {
+          db.exec('BEGIN IMMEDIATE')
+        },
+        storeBatch: async (batch, outcome) => {
+          for (const { line, row } of batch) {
+            const values = insertValues(row)
+            if (!options.keepIds) insert.run(...values)
+            else if (insertKeepingId.run(row.id!, ...values).changes === 0) noteConflict(outcome, { line, id: row.id! })
+          }
+        },
+        commit: async () => {
+          db.exec('COMMIT')
+        },
+        rollback: async () => {
+          if (db.inTransaction) db.exec('ROLLBACK')
         }
-      }
-    } catch (error) {
-      this.db.exec('ROLLBACK')
-      throw error
-    }
-    if (outcome.conflictCount > 0) {
-      this.db.exec('ROLLBACK')
-      return { ...outcome, stored: 0 }
-    }
-    this.db.exec('COMMIT')
-    return outcome
+      },
+      batches
+    )
   }
 
   async close(): Promise<void> {

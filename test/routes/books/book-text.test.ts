@@ -4,7 +4,7 @@ import { authHeaders } from '../../support/app.js'
 import { describeEachEngine } from '../../support/suite.js'
 
 /**
- * Regressions (issue 5, found by the bad-input properties): a NUL character in a title or author
+ * Regressions (found by the bad-input properties): a NUL character in a title or author
  * answered 500 on PostgreSQL (its text type cannot hold U+0000) while SQLite stored it; a lone
  * surrogate (`"\ud800"`) was stored altered (SQLite answered three U+FFFD, PostgreSQL one).
  * Both are 400 `Invalid input` on both engines, and nothing changes; paired surrogates (emoji)

@@ -1,0 +1,47 @@
+import { foldText } from './fold.js'
+import type { Cursor, SortField } from './query.js'
+import type { Book } from './schema.js'
+
+/**
+ * The position of `book` in a list sorted by `field`: its sort key (the id, folded title, folded
+ * author or year: what the sort's column holds) and its id. A list read "after" it starts with
+ * the next book in that order: the next page's start, of a client's page or of a store's read.
+ */
+export function positionOf(field: SortField, book: Book): Cursor {
+  const key = field === 'title' ? foldText(book.title) : field === 'author' ? foldText(book.author) : field === 'year' ? book.year : book.id
+  return { key, id: book.id }
+}
+
+/**
+ * The opaque cursor of the position just past `book` in a list sorted by `sort` (e.g. `-title`):
+ * base64url of the JSON `[sort, key, id]`, where the key is the book's folded title, folded
+ * author or year (the column the sort orders by: {@link positionOf}). Used for the `after` of
+ * the next page's URL.
+ *
+ * @param sort the `sort` parameter as the client gave it (with its `-` when descending).
+ * @param field the sort field it names (never `id`: id sorts use the id itself).
+ */
+export function encodeCursor(sort: string, field: SortField, book: Book): string {
+  const { key, id } = positionOf(field, book)
+  return Buffer.from(JSON.stringify([sort, key, id])).toString('base64url')
+}
+
+/**
+ * Decodes a cursor made by {@link encodeCursor} for the same `sort`.
+ *
+ * @returns the position, or undefined when `text` is not a cursor of `sort` (another sort's,
+ *   not base64url JSON, a key of the wrong type, an id that is not a non-negative safe integer).
+ */
+export function decodeCursor(text: string, sort: string, field: SortField): Cursor | undefined {
+  let value: unknown
+  try {
+    value = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'))
+  } catch {
+    return undefined
+  }
+  if (!Array.isArray(value) || value.length !== 3 || value[0] !== sort) return undefined
+  const [, key, id] = value as [string, unknown, unknown]
+  if (!Number.isSafeInteger(id) || (id as number) < 0) return undefined
+  const keyValid = field === 'year' ? Number.isSafeInteger(key) : typeof key === 'string'
+  return keyValid ? { key: key as string | number, id: id as number } : undefined
+}

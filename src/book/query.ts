@@ -1,0 +1,42 @@
+/**
+ * A query of the book list (README "Large collections and concurrent edits"): the filters, the
+ * order and the position a page starts after, as `GET /books` parses them and the stores run them.
+ */
+
+/**
+ * Filters of a list and its count; absent ones do not filter. `title` and `author` are substrings
+ * as the client gave them, matched ignoring case: the storage folds them (`foldText`,
+ * src/book/fold.ts) like the stored columns, and matches them literally (`%` and `_` are not
+ * wildcards); the year bounds are inclusive.
+ */
+export interface BookFilter {
+  title?: string
+  author?: string
+  year?: number
+  yearMin?: number
+  yearMax?: number
+}
+
+/** The fields a list can be ordered by; `title` and `author` order by their folded form. */
+export type SortField = 'id' | 'title' | 'author' | 'year'
+
+/**
+ * One position in a sorted list: the sort key of a book (its id, folded title, folded author or
+ * year) and its id. A page "after" it starts with the first book past it in the list's order.
+ */
+export interface Cursor {
+  key: string | number
+  id: number
+}
+
+/** A query of the list: filters, order (ties always broken by id), start and size. */
+export interface BookQuery extends BookFilter {
+  /** Default `id`. */
+  sort?: SortField
+  /** Descending instead of ascending, for the sort key and the id tie-break alike. */
+  descending?: boolean
+  /** Only books strictly after this position in the order. */
+  after?: Cursor
+  /** At most this many books. */
+  limit?: number
+}

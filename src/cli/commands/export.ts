@@ -1,0 +1,75 @@
+import { once } from 'node:events'
+import { createWriteStream } from 'node:fs'
+import type { Writable } from 'node:stream'
+import { Command } from 'commander'
+import { replaceAtomically } from '../../storage/atomic-file.js'
+import type { BookTransfer } from '../../storage/book-transfer.js'
+import { openTransfer } from '../../storage/open.js'
+import { formatBooks, formatOfName, formatOption, type BookFileFormat } from '../book-file.js'
+import { configOrExit, fail, openOrExit } from '../exit.js'
+import { CONFIGURATION_HELP } from '../help.js'
+import { progressLine } from '../progress.js'
+
+/** Options of `book-service export`. */
+export interface ExportOptions {
+  format?: BookFileFormat
+  output?: string
+}
+
+/** Writes `text` to `out`, waiting while its buffer is full (so memory stays flat). */
+async function write(out: Writable, text: string): Promise<void> {
+  if (text !== '' && !out.write(text)) await once(out, 'drain')
+}
+
+/** Writes every book of `transfer`, page by page, to `out` in `format` (with no books, a CSV still gets its header). */
+async function writeBooks(transfer: BookTransfer, out: Writable, format: BookFileFormat): Promise<void> {
+  const progress = progressLine('export')
+  let first = true
+  for await (const page of transfer.pages()) {
+    await write(out, formatBooks(page, format, first))
+    first = false
+    progress.add(page.length)
+  }
+  if (first) await write(out, formatBooks([], format, true))
+  progress.done()
+}
+
+/**
+ * `book-service export [--format ndjson|csv] [--output FILE]` (README "Backups and moving
+ * data"): every book, id
+ * ascending, from one snapshot, streamed page by page to stdout (default) or FILE. The format is
+ * `--format`, else the one FILE's extension implies, else NDJSON. A FILE is written under a
+ * temporary name (mode 0600) and renamed into place once complete, so it is never half-written.
+ * Exits 1 with one line on stderr when the database cannot be read or the output written.
+ */
+async function exportBooks(options: ExportOptions): Promise<void> {
+  const config = configOrExit()
+  const format = options.format ?? (options.output ? formatOfName(options.output) : undefined) ?? 'ndjson'
+  const transfer = await openOrExit('cannot open the database at DATABASE_URL', () => openTransfer(config, { migrate: false }))
+  try {
+    if (!options.output) {
+      await writeBooks(transfer, process.stdout, format)
+      return
+    }
+    await replaceAtomically(options.output, async (temporary) => {
+      const out = createWriteStream(temporary, { flags: 'wx', mode: 0o600 })
+      await writeBooks(transfer, out, format)
+      out.end()
+      await once(out, 'close')
+    })
+  } catch (error) {
+    fail(`export failed: ${(error as Error).message}`)
+  } finally {
+    await transfer.close()
+  }
+}
+
+/** `book-service export`: {@link exportBooks}. */
+export function exportCommand(): Command {
+  return new Command('export')
+    .description('write every book, by id, as NDJSON (default) or CSV (RFC 4180, header id,title,author,year) to stdout or FILE')
+    .addOption(formatOption('output'))
+    .option('--output <file>', 'write to FILE (complete, or not at all) instead of stdout')
+    .addHelpText('after', CONFIGURATION_HELP)
+    .action(exportBooks)
+}

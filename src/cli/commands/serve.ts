@@ -1,0 +1,59 @@
+import { Command } from 'commander'
+import { buildApp } from '../../app.js'
+import { resolvePassword } from '../../auth/credentials.js'
+import { openStore } from '../../storage/open.js'
+import { configOrExit, fail, openOrExit, reportRetry, secretOrExit } from '../exit.js'
+import { CONFIGURATION_HELP } from '../help.js'
+
+/**
+ * Starts the service (`npm start`, `book-service serve`): reads the configuration once, resolves
+ * the secret and password (generating them on first start), opens the storage (applying
+ * migrations), listens, and on SIGTERM/SIGINT stops accepting, finishes in-flight requests, closes
+ * the storage and exits 0. Exits 1 with one line on stderr when it cannot start.
+ */
+export async function serve(): Promise<void> {
+  const config = configOrExit()
+  const secret = secretOrExit(config)
+  const password = resolvePassword(config, (lines) => process.stderr.write(lines))
+
+  // Until the app's logger exists, a pooled connection lost between requests is told on stderr.
+  let connectionLost = (error: unknown): void => {
+    process.stderr.write(`book-service: database connection lost (${(error as Error).message}); reconnecting on the next query\n`)
+  }
+  const store = await openOrExit('cannot open the storage at DATABASE_URL', () =>
+    openStore(config, reportRetry, (error) => connectionLost(error))
+  )
+  const app = await buildApp({ config: { ...config, SECRET_TOKEN: secret, AUTH_PASSWORD: password }, store })
+  connectionLost = (error) => app.log.warn({ err: error }, 'database connection lost; reconnecting on the next query')
+
+  let stopping = false
+  const stop = (signal: string) => {
+    if (stopping) return
+    stopping = true
+    app.log.info({ signal }, 'stopping: finishing in-flight requests')
+    app.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        app.log.error({ err: error }, 'error while stopping')
+        process.exit(1)
+      }
+    )
+  }
+  process.once('SIGTERM', stop)
+  process.once('SIGINT', stop)
+
+  try {
+    await app.listen({ port: config.PORT, host: config.HOST })
+  } catch (error) {
+    await app.close()
+    fail(`cannot listen on ${config.HOST}:${config.PORT}: ${(error as Error).message}`)
+  }
+}
+
+/** `book-service serve`, the default command: {@link serve}. */
+export function serveCommand(): Command {
+  return new Command('serve')
+    .description('start the service (the default command); stops cleanly on SIGTERM/SIGINT')
+    .addHelpText('after', CONFIGURATION_HELP)
+    .action(serve)
+}

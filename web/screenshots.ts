@@ -1,0 +1,53 @@
+/**
+ * `npm run screenshots`: pictures of the real page for the README, made by starting the built
+ * service on a new database, adding a few books through the API, and photographing the list in
+ * Debian's chromium in the light and the dark theme: docs/web-page-light.png and
+ * docs/web-page-dark.png (1280 × 720, device scale 1, so they stay small).
+ */
+import { fileURLToPath } from 'node:url'
+import { call } from '../test/support/client.js'
+import { removeDirectory, startServer, temporaryDirectory } from '../test/support/server.js'
+import { launchBrowser, openSignedIn } from './test/support/browser.js'
+
+const DOCS = fileURLToPath(new URL('../docs/', import.meta.url))
+
+const BOOKS = [
+  ['Dune', 'Frank Herbert', 1965],
+  ['The Left Hand of Darkness', 'Ursula K. Le Guin', 1969],
+  ['Ficciones', 'Jorge Luis Borges', 1944],
+  ['Beloved', 'Toni Morrison', 1987],
+  ['Kindred', 'Octavia E. Butler', 1979],
+  ['One Hundred Years of Solitude', 'Gabriel García Márquez', 1967],
+  ['The Master and Margarita', 'Mikhail Bulgakov', 1967],
+  ['Things Fall Apart', 'Chinua Achebe', 1958],
+  ['The Tale of Genji', 'Murasaki Shikibu', 1010],
+  ['Invisible Cities', 'Italo Calvino', 1972],
+  ['The Book of Disquiet', 'Fernando Pessoa', 1982],
+  ['Pedro Páramo', 'Juan Rulfo', 1955]
+] as const
+
+const directory = temporaryDirectory()
+const server = await startServer({ dataDirectory: directory })
+const browser = await launchBrowser()
+try {
+  for (const [title, author, year] of BOOKS) {
+    const { status } = await call(`${server.url}/book`, 'POST', { title, author, year })
+    if (status !== 201) throw new Error(`POST /book answered ${status}`)
+  }
+  for (const colorScheme of ['light', 'dark'] as const) {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 720 }, colorScheme })
+    const page = await context.newPage()
+    await openSignedIn(page, `${server.url}/#/books?sort=-year&limit=10`, { sub: 'admin', role: 'admin' })
+    await page.getByText('Books 1 to 10 of 12').waitFor()
+    await page.getByRole('checkbox', { name: 'Select “Beloved”' }).check()
+    await page.getByRole('checkbox', { name: 'Select “The Book of Disquiet”' }).check()
+    const path = `${DOCS}web-page-${colorScheme}.png`
+    await page.screenshot({ path })
+    console.log(`screenshots: wrote ${path}`)
+    await context.close()
+  }
+} finally {
+  await browser.close()
+  await server.stop()
+  removeDirectory(directory)
+}

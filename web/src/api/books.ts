@@ -1,0 +1,81 @@
+import type { Book, BookInput, BookPatch } from '../../../src/client.js'
+import { call, type Caller } from './request.js'
+
+export type { Book, BookInput, BookPatch }
+
+/**
+ * The list parameters of `GET /books` the page uses (README "Large collections and concurrent
+ * edits"), as text, exactly as they go in the query string.
+ */
+export interface ListQuery {
+  title?: string
+  author?: string
+  year_min?: string
+  year_max?: string
+  sort?: string
+  limit?: string
+  after?: string
+}
+
+/** One page of the list: its books, the `after` of the next page (when more follow) and the total matching. */
+export interface BookPage {
+  books: Book[]
+  next?: string
+  total?: number
+}
+
+/** The `after` parameter of the `Link: <…>; rel="next"` header, when there is one. */
+export function nextAfter(link: string | null): string | undefined {
+  const target = link?.match(/<([^>]*)>\s*;\s*rel="?next"?/)?.[1]
+  if (target === undefined) return undefined
+  return new URLSearchParams(target.split('?')[1] ?? '').get('after') ?? undefined
+}
+
+/**
+ * `GET /books` with `query` and `count=true`: one page, the next page's position (from `Link`)
+ * and the number of books matching the filters (`X-Total-Count`).
+ */
+export async function listBooks(caller: Caller, query: ListQuery): Promise<BookPage> {
+  const parameters = new URLSearchParams()
+  for (const [name, value] of Object.entries(query)) if (value !== undefined && value !== '') parameters.set(name, value)
+  parameters.set('count', 'true')
+  const answer = await call<Book[]>(caller, 'GET', `/books?${parameters.toString()}`)
+  const total = answer.headers.get('x-total-count')
+  return { books: answer.data, next: nextAfter(answer.headers.get('link')), total: total === null ? undefined : Number(total) }
+}
+
+/** `GET /books` without parameters: every book, by id (the contract's list; an export reads this). */
+export async function listAllBooks(caller: Caller): Promise<Book[]> {
+  return (await call<Book[]>(caller, 'GET', '/books')).data
+}
+
+/** A book with the `ETag` of its stored version (README "Large collections and concurrent edits"). */
+export interface TaggedBook {
+  book: Book
+  etag: string
+}
+
+const bookPath = (id: number) => `/book/${id}`
+
+/** `GET /book/{id}`: the book and its version's `ETag`. */
+export async function getBook(caller: Caller, id: number): Promise<TaggedBook> {
+  const answer = await call<Book>(caller, 'GET', bookPath(id))
+  return { book: answer.data, etag: answer.headers.get('etag') ?? '*' }
+}
+
+/** `POST /book`, with an `Idempotency-Key` when given (a retry with it creates nothing more). */
+export async function createBook(caller: Caller, input: BookInput, idempotencyKey?: string): Promise<Book> {
+  const headers = idempotencyKey === undefined ? undefined : { 'idempotency-key': idempotencyKey }
+  return (await call<Book>(caller, 'POST', '/book', { body: input, headers })).data
+}
+
+/** `PUT /book/{id}` with `If-Match: etag`: 412 `Precondition failed` when someone changed it meanwhile. */
+export async function updateBook(caller: Caller, id: number, patch: BookPatch, etag: string): Promise<TaggedBook> {
+  const answer = await call<Book>(caller, 'PUT', bookPath(id), { body: patch, headers: { 'if-match': etag } })
+  return { book: answer.data, etag: answer.headers.get('etag') ?? '*' }
+}
+
+/** `DELETE /book/{id}`. */
+export async function deleteBook(caller: Caller, id: number): Promise<void> {
+  await call<null>(caller, 'DELETE', bookPath(id))
+}

@@ -1,0 +1,164 @@
+import type { ComponentType } from 'preact'
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks'
+import type { Caller } from './api/request.js'
+import { useChangeFeed } from './live/use-change-feed.js'
+import { useRoute } from './routing/use-route.js'
+import type { Route, View } from './routing/view-state.js'
+import { forgetToken, keepToken, sessionOf, storedSession, type Session } from './session/session.js'
+import { strings } from './strings/index.js'
+import { UiContext, type Ui } from './ui/context.js'
+import { AccountsView } from './views/accounts/accounts-view.js'
+import { BooksView } from './views/books/books-view.js'
+import { SignIn } from './views/sign-in.js'
+
+/** Longest delay a browser timer takes (about 24.8 days); a later expiry is checked again then. */
+const LONGEST_TIMER_MS = 2 ** 31 - 1
+
+/**
+ * The page: the sign-in form while nobody is signed in in this tab, else the signed-in page.
+ * The token is kept in sessionStorage (this tab only). The session ends, back to the sign-in
+ * form with a message, when the token expires, when the service answers 401 to any call (a
+ * revoked token: the account was changed or deleted), or on "Sign out".
+ */
+export function App() {
+  const initial = useMemo(() => storedSession(), [])
+  const [session, setSession] = useState(initial.session)
+  const [notice, setNotice] = useState(initial.expired ? strings.session.expired : undefined)
+
+  const endSession = useCallback((message: string) => {
+    forgetToken()
+    setSession(undefined)
+    setNotice(message)
+  }, [])
+
+  useEffect(() => {
+    if (session?.expiresAt === undefined) return undefined
+    let timer: ReturnType<typeof setTimeout>
+    const check = () => {
+      const left = session.expiresAt! - Date.now()
+      if (left <= 0) endSession(strings.session.expired)
+      else timer = setTimeout(check, Math.min(left, LONGEST_TIMER_MS))
+    }
+    check()
+    return () => clearTimeout(timer)
+  }, [session])
+
+  if (!session) {
+    return (
+      <SignIn
+        notice={notice}
+        onSignedIn={(token) => {
+          keepToken(token)
+          setNotice(undefined)
+          setSession(sessionOf(token))
+        }}
+      />
+    )
+  }
+  return <SignedIn session={session} endSession={endSession} />
+}
+
+/** The title of each view (the heading, the document's title, the navigation). */
+const VIEW_TITLES: Record<View, string> = {
+  books: strings.nav.books,
+  accounts: strings.nav.accounts,
+  transfer: strings.nav.transfer
+}
+
+/** The signed-in page: header with navigation and the session, the current view, the status line. */
+function SignedIn({ session, endSession }: { session: Session; endSession: (message: string) => void }) {
+  const [route, navigate] = useRoute()
+  const [status, setStatus] = useState('')
+  const caller = useMemo<Caller>(() => ({ token: session.token, onUnauthorized: () => endSession(strings.session.ended) }), [session])
+  const feed = useChangeFeed(session.token, () => endSession(strings.session.ended))
+  const ui = useMemo<Ui>(
+    () => ({ session, caller, announce: setStatus, subscribe: feed.subscribe, feedState: feed.state }),
+    [session, caller, feed.state]
+  )
+  const views: View[] = ['books', ...(session.rights.admin ? ['accounts' as const] : []), ...(session.rights.write ? ['transfer' as const] : [])]
+
+  // Focus the new view's heading when the person moves between views (not on the first render).
+  const shownView = useRef(route.view)
+  useEffect(() => {
+    document.title = `${VIEW_TITLES[route.view]} – ${strings.appName}`
+    if (shownView.current !== route.view) document.querySelector<HTMLElement>('main h1')?.focus()
+    shownView.current = route.view
+  }, [route.view])
+
+  return (
+    <UiContext.Provider value={ui}>
+      <a class="skip-link" href="#main">
+        {strings.skipToContent}
+      </a>
+      <header class="top">
+        <p class="app-name">{strings.appName}</p>
+        <nav aria-label={strings.nav.label}>
+          <ul>
+            {views.map((view) => (
+              <li key={view}>
+                <a href={`#/${view}`} aria-current={route.view === view ? 'page' : undefined}>
+                  {VIEW_TITLES[view]}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <div class="session">
+          <span class={`live live-${feed.state}`}>{liveText(feed.state)}</span>
+          <span class="who">{strings.session.signedInAs(session.username || '—', session.role ?? strings.session.roleFull)}</span>
+          <button type="button" onClick={() => endSession(strings.session.signedOut)}>
+            {strings.session.signOut}
+          </button>
+        </div>
+      </header>
+      <main id="main" tabIndex={-1}>
+        {session.unknownRole && (
+          <p class="notice" role="alert">
+            {strings.session.noRights}
+          </p>
+        )}
+        <CurrentView route={route} navigate={navigate} allowed={views.includes(route.view)} />
+      </main>
+      <p class="status-line" role="status">
+        {status}
+      </p>
+    </UiContext.Provider>
+  )
+}
+
+function liveText(state: string): string {
+  if (state === 'live') return strings.live.on
+  if (state === 'connecting') return strings.live.connecting
+  if (state === 'reconnecting') return strings.live.reconnecting
+  return strings.live.off
+}
+
+/** The view the route names; import and export are loaded on first use (they bring the CSV parser). */
+function CurrentView({ route, navigate, allowed }: { route: Route; navigate: (route: Route, options?: { replace?: boolean }) => void; allowed: boolean }) {
+  const [Transfer, setTransfer] = useState<ComponentType>()
+  useEffect(() => {
+    if (route.view === 'transfer' && allowed && !Transfer) {
+      void import('./views/transfer/transfer-view.js').then((module) => setTransfer(() => module.TransferView))
+    }
+  }, [route.view, allowed])
+  if (!allowed) {
+    return (
+      <>
+        <h1 tabIndex={-1}>{VIEW_TITLES[route.view]}</h1>
+        <p class="notice">{strings.errors.forbidden}</p>
+      </>
+    )
+  }
+  if (route.view === 'accounts') return <AccountsView />
+  if (route.view === 'transfer') {
+    return Transfer ? (
+      <Transfer />
+    ) : (
+      <>
+        <h1 tabIndex={-1}>{VIEW_TITLES.transfer}</h1>
+        <p>{strings.loading}</p>
+      </>
+    )
+  }
+  return <BooksView query={route.books} navigate={(books, options) => navigate({ view: 'books', books }, options)} />
+}

@@ -1,0 +1,26 @@
+import { createContext } from 'preact'
+import { useContext } from 'preact/hooks'
+import type { Caller } from '../api/request.js'
+import type { BookChange, FeedState } from '../live/change-feed.js'
+import type { Session } from '../session/session.js'
+
+/** What every view of a signed-in person needs. */
+export interface Ui {
+  session: Session
+  /** Calls the service with the session's token; a 401 ends the session. */
+  caller: Caller
+  /** Says `text` in the page's status line (read out by screen readers). */
+  announce: (text: string) => void
+  /** Calls `listener` with each change of the live feed; returns the unsubscribe. */
+  subscribe: (listener: (change: BookChange) => void) => () => void
+  feedState: FeedState
+}
+
+export const UiContext = createContext<Ui | undefined>(undefined)
+
+/** The {@link Ui} of the signed-in person (only inside the signed-in page). */
+export function useUi(): Ui {
+  const ui = useContext(UiContext)
+  if (!ui) throw new Error('useUi outside the signed-in page')
+  return ui
+}

@@ -1,0 +1,101 @@
+import { useState } from 'preact/hooks'
+import { deleteAccount, updateAccount, type Account, type Role } from '../../api/accounts.js'
+import { ApiError } from '../../api/request.js'
+import { passwordLength, validPassword } from '../../accounts/rules.js'
+import { strings } from '../../strings/index.js'
+import { useUi } from '../../ui/context.js'
+import { Field } from '../../ui/field.js'
+import { Modal } from '../../ui/modal.js'
+import { accountErrorMessage } from './account-error.js'
+import { RoleSelect } from './role-select.js'
+
+/** What an admin does to one account. */
+export type AccountAction = { kind: 'role' | 'password' | 'delete'; account: Account }
+
+/** Props of {@link AccountDialog}. */
+export interface AccountDialogProps {
+  action: AccountAction
+  onClose: () => void
+  /** Done: what to announce. */
+  onDone: (text: string) => void
+}
+
+/**
+ * The dialog of one change to an account: its role or its password (`PUT /users/{username}`), or
+ * its deletion (`DELETE /users/{username}`). A refusal (the last admin's 409, an account deleted
+ * meanwhile) is shown in the dialog, which stays open.
+ */
+export function AccountDialog({ action, onClose, onDone }: AccountDialogProps) {
+  const { caller } = useUi()
+  const { account, kind } = action
+  const [role, setRole] = useState<Role>(account.role)
+  const [password, setPassword] = useState('')
+  const [submitted, setSubmitted] = useState(false)
+  const [busy, setBusy] = useState(false)
+  const [message, setMessage] = useState<string>()
+  const { minimum, maximum } = passwordLength
+  const passwordError = kind === 'password' && (submitted || password !== '') && !validPassword(password) ? strings.accounts.passwordLength(minimum, maximum) : undefined
+
+  async function submit(event: Event) {
+    event.preventDefault()
+    setSubmitted(true)
+    if (kind === 'password' && !validPassword(password)) return
+    setBusy(true)
+    setMessage(undefined)
+    try {
+      if (kind === 'delete') {
+        await deleteAccount(caller, account.username)
+        onDone(strings.accounts.deleted(account.username))
+      } else if (kind === 'role') {
+        const changed = await updateAccount(caller, account.username, { role })
+        onDone(strings.accounts.roleChanged(changed.username, strings.accounts.roles[changed.role]))
+      } else {
+        await updateAccount(caller, account.username, { password })
+        onDone(strings.accounts.passwordReset(account.username))
+      }
+    } catch (error) {
+      setBusy(false)
+      if (!(error instanceof ApiError && error.status === 401)) setMessage(accountErrorMessage(error))
+    }
+  }
+
+  const title =
+    kind === 'delete'
+      ? strings.accounts.deleteOf(account.username)
+      : kind === 'role'
+        ? strings.accounts.changeRoleOf(account.username)
+        : strings.accounts.resetPasswordOf(account.username)
+  return (
+    <Modal title={title} onClose={onClose}>
+      <form noValidate onSubmit={submit}>
+        {kind === 'delete' && <p>{strings.accounts.confirmDelete(account.username)}</p>}
+        {kind === 'role' && <RoleSelect value={role} onChange={setRole} />}
+        {kind === 'password' && (
+          <Field
+            label={strings.accounts.newPassword}
+            name="reset-password"
+            type="password"
+            autoComplete="new-password"
+            hint={strings.accounts.passwordRule(minimum, maximum)}
+            value={password}
+            error={passwordError}
+            onInput={setPassword}
+          />
+        )}
+        {message && (
+          <p class="form-error" role="alert">
+            {message}
+          </p>
+        )}
+        <div class="buttons">
+          <button type="submit" class={kind === 'delete' ? 'danger' : 'primary'} disabled={busy}>
+            {busy ? strings.saving : kind === 'delete' ? strings.accounts.delete : strings.save}
+          </button>
+          <button type="button" onClick={onClose} disabled={busy}>
+            {strings.cancel}
+          </button>
+        </div>
+      </form>
+    </Modal>
+  )
+}

@@ -1,0 +1,68 @@
+import { useState } from 'preact/hooks'
+import { createAccount, type Account, type Role } from '../../api/accounts.js'
+import { ApiError } from '../../api/request.js'
+import { passwordLength, validPassword, validUsername } from '../../accounts/rules.js'
+import { strings } from '../../strings/index.js'
+import { useUi } from '../../ui/context.js'
+import { Field } from '../../ui/field.js'
+import { accountErrorMessage } from './account-error.js'
+import { RoleSelect } from './role-select.js'
+
+/** The form that adds an account (`POST /users`), checked with the account schema's rules first. */
+export function AddAccount({ onAdded }: { onAdded: (account: Account) => void }) {
+  const { caller } = useUi()
+  const [username, setUsername] = useState('')
+  const [password, setPassword] = useState('')
+  const [role, setRole] = useState<Role>('reader')
+  const [submitted, setSubmitted] = useState(false)
+  const [busy, setBusy] = useState(false)
+  const [message, setMessage] = useState<string>()
+  const { minimum, maximum } = passwordLength
+  const usernameError = (submitted || username !== '') && !validUsername(username) ? strings.accounts.usernameInvalid : undefined
+  const passwordError = (submitted || password !== '') && !validPassword(password) ? strings.accounts.passwordLength(minimum, maximum) : undefined
+
+  async function submit(event: Event) {
+    event.preventDefault()
+    setSubmitted(true)
+    if (!validUsername(username) || !validPassword(password)) return
+    setBusy(true)
+    setMessage(undefined)
+    try {
+      const account = await createAccount(caller, { username, password, role })
+      setUsername('')
+      setPassword('')
+      setSubmitted(false)
+      onAdded(account)
+    } catch (error) {
+      if (!(error instanceof ApiError && error.status === 401)) setMessage(accountErrorMessage(error))
+    } finally {
+      setBusy(false)
+    }
+  }
+
+  return (
+    <form class="card add-account" noValidate onSubmit={submit} aria-labelledby="add-account-title">
+      <h2 id="add-account-title">{strings.accounts.add}</h2>
+      <Field label={strings.accounts.username} name="new-username" autoComplete="off" hint={strings.accounts.usernameRule} value={username} error={usernameError} onInput={setUsername} />
+      <Field
+        label={strings.accounts.password}
+        name="new-password"
+        type="password"
+        autoComplete="new-password"
+        hint={strings.accounts.passwordRule(minimum, maximum)}
+        value={password}
+        error={passwordError}
+        onInput={setPassword}
+      />
+      <RoleSelect value={role} onChange={setRole} />
+      {message && (
+        <p class="form-error" role="alert">
+          {message}
+        </p>
+      )}
+      <button type="submit" class="primary" disabled={busy}>
+        {busy ? strings.saving : strings.accounts.add}
+      </button>
+    </form>
+  )
+}

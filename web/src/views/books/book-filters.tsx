@@ -1,0 +1,130 @@
+import { useEffect, useRef, useState } from 'preact/hooks'
+import type { ListQuery } from '../../api/books.js'
+import { yearBounds } from '../../book/rules.js'
+import { strings } from '../../strings/index.js'
+import { Field } from '../../ui/field.js'
+
+/** The filters of the list, as typed. */
+interface FilterValues {
+  title: string
+  author: string
+  year_min: string
+  year_max: string
+}
+
+/** How long typing may pause before the list follows. */
+const TYPING_PAUSE_MS = 300
+
+const valuesOf = (query: ListQuery): FilterValues => ({
+  title: query.title ?? '',
+  author: query.author ?? '',
+  year_min: query.year_min ?? '',
+  year_max: query.year_max ?? ''
+})
+
+/** Whether `query` filters the list at all. */
+export function hasFilters(query: ListQuery): boolean {
+  return Boolean(query.title || query.author || query.year_min || query.year_max)
+}
+
+/** The message for a year filter that the API would refuse, if any. */
+function yearError(label: string, text: string): string | undefined {
+  if (text.trim() === '') return undefined
+  const { minimum, maximum } = yearBounds()
+  const valid = /^-?[0-9]{1,4}$/.test(text.trim()) && Number(text) >= minimum && Number(text) <= maximum
+  return valid ? undefined : strings.books.yearFilter(label, minimum, maximum)
+}
+
+/** Props of {@link BookFilters}. */
+export interface BookFiltersProps {
+  query: ListQuery
+  /** The query with the new filters (only valid ones), once typing pauses or on Enter. */
+  onChange: (query: ListQuery) => void
+}
+
+/**
+ * The search box (titles containing the text: the API's `title` filter) and the filters by author
+ * and year range (`author`, `year_min`, `year_max`), applied as the person types. A year the API
+ * would refuse is marked next to its field and not applied.
+ */
+export function BookFilters({ query, onChange }: BookFiltersProps) {
+  const [values, setValues] = useState(() => valuesOf(query))
+  const applied = useRef(JSON.stringify(valuesOf(query)))
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined)
+  const errors = {
+    year_min: yearError(strings.books.yearFrom, values.year_min),
+    year_max: yearError(strings.books.yearTo, values.year_max)
+  }
+
+  // A change that did not come from typing here (a link, Back, "Clear filters") shows in the fields.
+  const incoming = JSON.stringify(valuesOf(query))
+  useEffect(() => {
+    if (incoming !== applied.current) {
+      applied.current = incoming
+      setValues(valuesOf(query))
+    }
+  }, [incoming])
+  useEffect(() => () => clearTimeout(timer.current), [])
+
+  function apply(next: FilterValues) {
+    clearTimeout(timer.current)
+    const filters: ListQuery = { ...query, title: undefined, author: undefined, year_min: undefined, year_max: undefined }
+    if (next.title !== '') filters.title = next.title
+    if (next.author !== '') filters.author = next.author
+    if (next.year_min.trim() !== '' && !yearError('', next.year_min)) filters.year_min = next.year_min.trim()
+    if (next.year_max.trim() !== '' && !yearError('', next.year_max)) filters.year_max = next.year_max.trim()
+    applied.current = JSON.stringify(valuesOf(filters))
+    if (applied.current !== incoming) onChange(filters)
+  }
+
+  function update(name: keyof FilterValues, value: string) {
+    const next = { ...values, [name]: value }
+    setValues(next)
+    clearTimeout(timer.current)
+    timer.current = setTimeout(() => apply(next), TYPING_PAUSE_MS)
+  }
+
+  return (
+    <form
+      class="filters"
+      role="search"
+      aria-label={strings.books.filters}
+      onSubmit={(event) => {
+        event.preventDefault()
+        apply(values)
+      }}
+    >
+      <Field label={strings.books.search} type="search" name="title" value={values.title} onInput={(value) => update('title', value)} />
+      <Field label={strings.books.author} name="author" value={values.author} onInput={(value) => update('author', value)} />
+      <Field
+        label={strings.books.yearFrom}
+        name="year_min"
+        inputMode="numeric"
+        value={values.year_min}
+        error={errors.year_min}
+        onInput={(value) => update('year_min', value)}
+      />
+      <Field
+        label={strings.books.yearTo}
+        name="year_max"
+        inputMode="numeric"
+        value={values.year_max}
+        error={errors.year_max}
+        onInput={(value) => update('year_max', value)}
+      />
+      {hasFilters(query) && (
+        <button
+          type="button"
+          class="link-button"
+          onClick={() => {
+            const cleared = { title: '', author: '', year_min: '', year_max: '' }
+            setValues(cleared)
+            apply(cleared)
+          }}
+        >
+          {strings.books.clearFilters}
+        </button>
+      )}
+    </form>
+  )
+}

@@ -1,0 +1,71 @@
+import { useState } from 'preact/hooks'
+import { deleteBook, type Book } from '../../api/books.js'
+import { ApiError } from '../../api/request.js'
+import { runLimited } from '../../api/run-limited.js'
+import { strings } from '../../strings/index.js'
+import { useUi } from '../../ui/context.js'
+import { errorMessage } from '../../ui/error-message.js'
+import { Modal } from '../../ui/modal.js'
+
+/** How many `DELETE /book/{id}` requests a bulk delete keeps in flight. */
+const DELETE_CONCURRENCY = 4
+/** Books listed by name in the confirmation; more are counted. */
+const LISTED = 10
+
+/** Props of {@link DeleteBooks}. */
+export interface DeleteBooksProps {
+  books: Book[]
+  onClose: () => void
+  /** How many were deleted (a book already gone counts as deleted) and how many failed. */
+  onDone: (deleted: number, failed: number) => void
+}
+
+/**
+ * The confirmation before deleting one book or several: it names them, and on "Delete" sends
+ * `DELETE /book/{id}` for each, a few at a time. A 404 means someone deleted it already.
+ */
+export function DeleteBooks({ books, onClose, onDone }: DeleteBooksProps) {
+  const { caller } = useUi()
+  const [busy, setBusy] = useState(false)
+  const [message, setMessage] = useState<string>()
+
+  async function confirm() {
+    setBusy(true)
+    const outcomes = await runLimited(books, DELETE_CONCURRENCY, (book) => deleteBook(caller, book.id))
+    const failures = outcomes.filter(
+      (outcome) => outcome.status === 'rejected' && !(outcome.reason instanceof ApiError && outcome.reason.status === 404)
+    ) as PromiseRejectedResult[]
+    if (failures.some((failure) => failure.reason instanceof ApiError && failure.reason.status === 401)) return
+    if (failures.length === books.length) {
+      setBusy(false)
+      setMessage(errorMessage(failures[0]!.reason))
+      return
+    }
+    onDone(books.length - failures.length, failures.length)
+  }
+
+  return (
+    <Modal title={strings.confirmDelete.title(books.length)} onClose={onClose}>
+      <ul class="doomed">
+        {books.slice(0, LISTED).map((book) => (
+          <li key={book.id}>{strings.confirmDelete.book(book.title, book.author, book.year)}</li>
+        ))}
+        {books.length > LISTED && <li>{strings.transfer.more(books.length - LISTED)}</li>}
+      </ul>
+      <p>{strings.confirmDelete.intro}</p>
+      {message && (
+        <p class="form-error" role="alert">
+          {message}
+        </p>
+      )}
+      <div class="buttons">
+        <button type="button" class="danger" disabled={busy} onClick={() => void confirm()}>
+          {busy ? strings.confirmDelete.deleting : strings.confirmDelete.confirm}
+        </button>
+        <button type="button" disabled={busy} onClick={onClose}>
+          {strings.cancel}
+        </button>
+      </div>
+    </Modal>
+  )
+}

@@ -1,0 +1,68 @@
+import { useEffect, useRef, useState } from 'preact/hooks'
+import { login } from '../api/login.js'
+import { ApiError } from '../api/request.js'
+import { strings } from '../strings/index.js'
+import { errorMessage } from '../ui/error-message.js'
+import { Field } from '../ui/field.js'
+
+/** Props of {@link SignIn}. */
+export interface SignInProps {
+  /** Why the person is here (their session expired, they signed out), shown above the form. */
+  notice?: string
+  onSignedIn: (token: string) => void
+}
+
+/** The sign-in form: `POST /login` with a username and password. */
+export function SignIn({ notice, onSignedIn }: SignInProps) {
+  const [username, setUsername] = useState('')
+  const [password, setPassword] = useState('')
+  const [error, setError] = useState<string>()
+  const [busy, setBusy] = useState(false)
+  const heading = useRef<HTMLHeadingElement>(null)
+  useEffect(() => heading.current?.focus(), [])
+
+  async function submit(event: Event) {
+    event.preventDefault()
+    if (!username || !password) {
+      setError(strings.signIn.missing)
+      return
+    }
+    setBusy(true)
+    setError(undefined)
+    try {
+      onSignedIn(await login(username, password))
+    } catch (failure) {
+      setBusy(false)
+      if (failure instanceof ApiError && failure.status === 401) setError(strings.signIn.invalid)
+      else if (failure instanceof ApiError && failure.status === 429) setError(strings.signIn.tooMany)
+      else setError(errorMessage(failure))
+    }
+  }
+
+  return (
+    <main id="main" class="sign-in">
+      <h1 tabIndex={-1} ref={heading}>
+        {strings.appName}
+      </h1>
+      <form class="card" onSubmit={submit} noValidate aria-labelledby="sign-in-title">
+        <h2 id="sign-in-title">{strings.signIn.title}</h2>
+        {notice && (
+          <p class="notice" role="status">
+            {notice}
+          </p>
+        )}
+        <p class="muted">{strings.signIn.intro}</p>
+        <Field label={strings.signIn.username} name="username" autoComplete="username" value={username} onInput={setUsername} />
+        <Field label={strings.signIn.password} name="password" type="password" autoComplete="current-password" value={password} onInput={setPassword} />
+        {error && (
+          <p class="form-error" role="alert">
+            {error}
+          </p>
+        )}
+        <button type="submit" class="primary" disabled={busy}>
+          {busy ? strings.signIn.submitting : strings.signIn.submit}
+        </button>
+      </form>
+    </main>
+  )
+}

@@ -1,0 +1,115 @@
+import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, describe, test } from 'node:test'
+import fc from 'fast-check'
+import * as cli from '../../src/cli/book-file.js'
+import { checkRow } from '../../src/book/validation.js'
+import { BookFileError, formatBooks, formatOf, readRows, type FileRow } from '../src/transfer/book-file.js'
+import { checkRows } from '../src/transfer/import-check.js'
+
+/**
+ * The page reads and writes import/export files exactly as `book-service import` and `export`
+ * do (src/cli/book-file.ts): the same rows from the same files, the same bytes for the same
+ * books, and the same verdict on each row.
+ */
+const folder = mkdtempSync(join(tmpdir(), 'book-service-web-file-'))
+after(() => rmSync(folder, { recursive: true, force: true }))
+
+/** What the command line reads from `text`, in the page's row shape. */
+async function cliRows(text: string, format: 'csv' | 'ndjson'): Promise<FileRow[] | 'error'> {
+  const path = join(folder, `file.${format}`)
+  writeFileSync(path, text)
+  const rows: FileRow[] = []
+  try {
+    for await (const row of cli.readRows(path, format)) {
+      rows.push('problem' in row ? { line: row.line, problem: { kind: 'columns', fields: 0, header: 0 } } : row)
+    }
+  } catch (error) {
+    if (error instanceof cli.BookFileError) return 'error'
+    throw error
+  }
+  return rows
+}
+
+/** The page's rows with problems reduced to "a problem" (their words differ: the page's are translatable). */
+function pageRows(text: string, format: 'csv' | 'ndjson'): FileRow[] | 'error' {
+  try {
+    return readRows(text, format).map((row) => ('problem' in row ? { line: row.line, problem: { kind: 'columns', fields: 0, header: 0 } } : row))
+  } catch (error) {
+    if (error instanceof BookFileError) return 'error'
+    throw error
+  }
+}
+
+const csvFiles = [
+  'title,author,year\nDune,Frank Herbert,1965\n',
+  '\ufeffID, Title ,AUTHOR,year,notes\r\n7,"Dune, Messiah","Frank ""the"" Herbert",1969,x\r\n\r\n8,"two\nlines",Someone, -44 \r\n',
+  'title,author,year\nOnly,two\nA,B,1965.0\nA,B,+12\nA,B,\n',
+  'title,author,year\n"unclosed,quote,1\n',
+  '',
+  '\n\n',
+  'year,title,author\r1999,Mac,Line ends\r'
+]
+const ndjsonFiles = [
+  '{"title":"Dune","author":"Frank Herbert","year":1965}\n',
+  '\ufeff{"id":3,"title":"A","author":"B","year":2.02e3}\r\n\r\n[1]\nnull\nnot json\n{"title":"x"}',
+  '{"title":"a","author":"b","year":1}\r{"title":"c","author":"d","year":2}\n'
+]
+
+describe('import and export files, as the command line reads and writes them', () => {
+  test('the same rows from the same CSV and NDJSON files', async () => {
+    for (const text of csvFiles) assert.deepEqual(pageRows(text, 'csv'), await cliRows(text, 'csv'), JSON.stringify(text))
+    for (const text of ndjsonFiles) assert.deepEqual(pageRows(text, 'ndjson'), await cliRows(text, 'ndjson'), JSON.stringify(text))
+  })
+
+  test('the same verdict on each row as book-service import', () => {
+    const field = fc.oneof(fc.string({ unit: 'binary', maxLength: 6 }), fc.constantFrom(' ', '', 'a\u0000'), fc.integer({ min: -10000, max: 10000 }), fc.double(), fc.constant(null))
+    fc.assert(
+      fc.property(fc.array(fc.record({ title: field, author: field, year: field, id: field }, { requiredKeys: [] }), { maxLength: 6 }), (values) => {
+        const check = checkRows(values.map((value, index) => ({ line: index + 1, value })))
+        const cliValid = values.flatMap((value, index) => (typeof checkRow(value, false) === 'string' ? [] : [index + 1]))
+        assert.deepEqual(
+          check.rows.map((row) => row.line),
+          cliValid
+        )
+        assert.equal(check.rows.length + check.invalid.length, values.length)
+      }),
+      { numRuns: 1000 }
+    )
+  })
+
+  test('invalid rows are named by line with the reason in the page’s words', () => {
+    const check = checkRows(readRows('title,author,year\nDune,Frank Herbert,1965\n"  ",X,1\nA,B,19x5\nOnly,two\n', 'csv'))
+    assert.deepEqual(check.rows, [{ line: 2, book: { title: 'Dune', author: 'Frank Herbert', year: 1965 } }])
+    assert.deepEqual(check.invalid, [
+      { line: 3, reason: 'Title must contain more than spaces, and no character that cannot be stored.' },
+      { line: 4, reason: 'Year must be a whole number.' },
+      { line: 5, reason: 'has 2 fields, the header has 3' }
+    ])
+  })
+
+  test('an export is byte for byte what book-service export writes', () => {
+    const book = fc.record({
+      id: fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }),
+      title: fc.string({ unit: 'binary', minLength: 1 }),
+      author: fc.string({ unit: fc.constantFrom('a', ',', '"', '\r', '\n', ' ', 'é', '😀'), minLength: 1 }),
+      year: fc.integer({ min: -9999, max: 9999 })
+    })
+    fc.assert(
+      fc.property(fc.array(book, { maxLength: 8 }), (books) => {
+        assert.equal(formatBooks(books, 'ndjson'), cli.formatBooks(books, 'ndjson', true))
+        assert.equal(formatBooks(books, 'csv'), cli.formatBooks(books, 'csv', true))
+      }),
+      { numRuns: 500 }
+    )
+  })
+
+  test('the format from the name, else from the content', () => {
+    assert.equal(formatOf('books.CSV', '{'), 'csv')
+    assert.equal(formatOf('books.jsonl', 'title'), 'ndjson')
+    assert.equal(formatOf('books', '\ufeff  {"title"'), 'ndjson')
+    assert.equal(formatOf('books.txt', 'title,author,year'), 'csv')
+  })
+})
