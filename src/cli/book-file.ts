@@ -4,6 +4,7 @@ import { createInterface } from 'node:readline'
 import { Option } from 'commander'
 import { parse } from 'csv-parse'
 import { stringify } from 'csv-stringify/sync'
+import { CsvRowReader, ndjsonRow, type FileProblem, type FileRow } from '../book/file-rows.js'
 import type { Book } from '../book/schema.js'
 
 /**
@@ -53,55 +54,36 @@ export function formatBooks(books: Book[], format: BookFileFormat, first: boolea
   return stringify(first ? [[...CSV_COLUMNS], ...rows] : rows, { record_delimiter: 'windows', quoted_match: /[\r\n]/ })
 }
 
-/** One data row of an imported file: its first line number (1-based) and its fields, or why it cannot be read. */
-export type FileRow = { line: number; value: Record<string, unknown> } | { line: number; problem: string }
-
 /** A file that cannot be read as `format` at all (e.g. an unclosed quote, no header): one line for the operator. */
 export class BookFileError extends Error {
   override name = 'BookFileError'
 }
 
-/** A CSV text field as a number when it is written as a decimal integer, else unchanged (and so invalid where a number is due). */
-function integerField(text: string | undefined): unknown {
-  return text !== undefined && /^[+-]?[0-9]+$/.test(text.trim()) ? Number(text.trim()) : text
+/** Why a row cannot be read, as the import's refusal lists it (`line N: …`). */
+export function describeProblem(problem: FileProblem): string {
+  if (problem.kind === 'columns') return `has ${problem.fields} fields, the header has ${problem.header}`
+  return problem.kind === 'notJson' ? 'is not valid JSON' : 'is not a JSON object'
 }
 
 /**
  * Reads the rows of a CSV file (RFC 4180, an optional UTF-8 byte order mark, CRLF or LF line
- * ends). The first record is the header: it names the columns (in any order; names are matched
- * without case and surrounding space; unknown columns are ignored). `year` and `id` written as
- * decimal integers become numbers; blank lines are skipped.
+ * ends) by the rules of {@link CsvRowReader}.
  *
  * @throws {BookFileError} when the CSV is malformed (e.g. a quote never closed) or has no header.
  */
 async function* csvRows(path: string): AsyncIterable<FileRow> {
   const parser = createReadStream(path).pipe(parse({ bom: true, info: true, relax_column_count: true }))
-  let header: string[] | undefined
-  let lastLine = 0
+  const rows = new CsvRowReader()
   try {
     for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
-      const line = lastLine + 1
-      lastLine = info.lines
-      if (record.length === 1 && record[0] === '') continue
-      if (!header) {
-        header = record.map((name) => name.trim().toLowerCase())
-        continue
-      }
-      if (record.length !== header.length) {
-        yield { line, problem: `has ${record.length} fields, the header has ${header.length}` }
-        continue
-      }
-      const value: Record<string, unknown> = {}
-      header.forEach((name, index) => {
-        value[name] = name === 'year' || name === 'id' ? integerField(record[index]) : record[index]
-      })
-      yield { line, value }
+      const row = rows.read(record, info.lines)
+      if (row) yield row
     }
   } catch (error) {
     const { message, lines } = error as Error & { lines?: number }
     throw new BookFileError(`${path}: not valid CSV${lines ? ` at line ${lines}` : ''}: ${message}`)
   }
-  if (!header) throw new BookFileError(`${path}: empty file (a CSV file starts with the header row id,title,author,year)`)
+  if (!rows.sawHeader) throw new BookFileError(`${path}: empty file (a CSV file starts with the header row id,title,author,year)`)
 }
 
 /** Reads the rows of an NDJSON file: one JSON object per line; blank lines are skipped. */
@@ -109,17 +91,8 @@ async function* ndjsonRows(path: string): AsyncIterable<FileRow> {
   const lines = createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Infinity })
   let line = 0
   for await (const text of lines) {
-    line++
-    if (text.trim() === '') continue
-    let value: unknown
-    try {
-      value = JSON.parse(line === 1 ? text.replace(/^\ufeff/, '') : text)
-    } catch {
-      yield { line, problem: 'is not valid JSON' }
-      continue
-    }
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) yield { line, problem: 'is not a JSON object' }
-    else yield { line, value: value as Record<string, unknown> }
+    const row = ndjsonRow(text, ++line)
+    if (row) yield row
   }
 }
 

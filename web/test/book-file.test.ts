@@ -17,15 +17,13 @@ import { checkRows } from '../src/transfer/import-check.js'
 const folder = mkdtempSync(join(tmpdir(), 'book-service-web-file-'))
 after(() => rmSync(folder, { recursive: true, force: true }))
 
-/** What the command line reads from `text`, in the page's row shape. */
+/** What the command line reads from `text`. */
 async function cliRows(text: string, format: 'csv' | 'ndjson'): Promise<FileRow[] | 'error'> {
   const path = join(folder, `file.${format}`)
   writeFileSync(path, text)
   const rows: FileRow[] = []
   try {
-    for await (const row of cli.readRows(path, format)) {
-      rows.push('problem' in row ? { line: row.line, problem: { kind: 'columns', fields: 0, header: 0 } } : row)
-    }
+    for await (const row of cli.readRows(path, format)) rows.push(row)
   } catch (error) {
     if (error instanceof cli.BookFileError) return 'error'
     throw error
@@ -33,10 +31,10 @@ async function cliRows(text: string, format: 'csv' | 'ndjson'): Promise<FileRow[
   return rows
 }
 
-/** The page's rows with problems reduced to "a problem" (their words differ: the page's are translatable). */
+/** What the page reads from `text`. */
 function pageRows(text: string, format: 'csv' | 'ndjson'): FileRow[] | 'error' {
   try {
-    return readRows(text, format).map((row) => ('problem' in row ? { line: row.line, problem: { kind: 'columns', fields: 0, header: 0 } } : row))
+    return readRows(text, format)
   } catch (error) {
     if (error instanceof BookFileError) return 'error'
     throw error

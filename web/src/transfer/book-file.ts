@@ -1,4 +1,5 @@
 import { parse } from 'csv-parse/browser/esm/sync'
+import { CsvRowReader, ndjsonRow, type FileRow } from '../../../src/book/file-rows.js'
 import type { Book } from '../api/books.js'
 
 /**
@@ -10,11 +11,7 @@ import type { Book } from '../api/books.js'
  */
 export type BookFileFormat = 'csv' | 'ndjson'
 
-/** One data row: its first line number (1-based) and its fields, or why it cannot be read. */
-export type FileRow = { line: number; value: Record<string, unknown> } | { line: number; problem: FileProblem }
-
-/** Why a row cannot be read at all (before the book rules are checked). */
-export type FileProblem = { kind: 'columns'; fields: number; header: number } | { kind: 'notJson' } | { kind: 'notObject' }
+export type { FileProblem, FileRow } from '../../../src/book/file-rows.js'
 
 /** The file as a whole cannot be read: malformed CSV (with the csv-parse message), or no header. */
 export class BookFileError extends Error {
@@ -38,16 +35,8 @@ export function formatOf(name: string, text: string): BookFileFormat {
   return text.replace(/^\ufeff/, '').trimStart().startsWith('{') ? 'ndjson' : 'csv'
 }
 
-/** A CSV text field as a number when written as a decimal integer, else unchanged (and so invalid where a number is due). */
-function integerField(text: string | undefined): unknown {
-  return text !== undefined && /^[+-]?[0-9]+$/.test(text.trim()) ? Number(text.trim()) : text
-}
-
 /**
- * The rows of a CSV text: the first record is the header (names matched without case and
- * surrounding space, in any order; unknown columns ignored); `year` and `id` written as decimal
- * integers become numbers; blank lines are skipped; a row with another number of fields than the
- * header is a problem of that row.
+ * The rows of a CSV text by the rules of {@link CsvRowReader}.
  *
  * @throws {BookFileError} when the CSV is malformed (e.g. a quote never closed) or has no header.
  */
@@ -59,51 +48,18 @@ function csvRows(text: string): FileRow[] {
     const { message, lines } = error as Error & { lines?: number }
     throw new BookFileError('csv', `${lines ? `line ${lines}: ` : ''}${message}`)
   }
-  const rows: FileRow[] = []
-  let header: string[] | undefined
-  let lastLine = 0
-  for (const { record, info } of records) {
-    const line = lastLine + 1
-    lastLine = info.lines
-    if (record.length === 1 && record[0] === '') continue
-    if (!header) {
-      header = record.map((name) => name.trim().toLowerCase())
-      continue
-    }
-    if (record.length !== header.length) {
-      rows.push({ line, problem: { kind: 'columns', fields: record.length, header: header.length } })
-      continue
-    }
-    const value: Record<string, unknown> = {}
-    header.forEach((name, index) => {
-      value[name] = name === 'year' || name === 'id' ? integerField(record[index]) : record[index]
-    })
-    rows.push({ line, value })
-  }
-  if (!header) throw new BookFileError('noHeader', 'no header')
+  const reader = new CsvRowReader()
+  const rows = records.map(({ record, info }) => reader.read(record, info.lines)).filter((row) => row !== undefined)
+  if (!reader.sawHeader) throw new BookFileError('noHeader', 'no header')
   return rows
 }
 
 /** The rows of an NDJSON text: one JSON object per line (lines end with LF, CR LF or CR, as Node's readline reads them); blank lines are skipped. */
 function ndjsonRows(text: string): FileRow[] {
-  const rows: FileRow[] = []
-  text
-    .replace(/^\ufeff/, '')
+  return text
     .split(/\r\n|\n|\r/)
-    .forEach((lineText, index) => {
-      if (lineText.trim() === '') return
-      const line = index + 1
-      let value: unknown
-      try {
-        value = JSON.parse(lineText)
-      } catch {
-        rows.push({ line, problem: { kind: 'notJson' } })
-        return
-      }
-      if (value === null || typeof value !== 'object' || Array.isArray(value)) rows.push({ line, problem: { kind: 'notObject' } })
-      else rows.push({ line, value: value as Record<string, unknown> })
-    })
-  return rows
+    .map((lineText, index) => ndjsonRow(lineText, index + 1))
+    .filter((row) => row !== undefined)
 }
 
 /**
