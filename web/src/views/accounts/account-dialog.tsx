@@ -1,12 +1,12 @@
 import { useState } from 'preact/hooks'
 import { deleteAccount, updateAccount, type Account, type Role } from '../../api/accounts.js'
 import { ApiError } from '../../api/request.js'
-import { passwordLength, validPassword } from '../../accounts/rules.js'
+import { validPassword } from '../../accounts/rules.js'
 import { strings } from '../../strings/index.js'
 import { useUi } from '../../ui/context.js'
-import { Field } from '../../ui/field.js'
 import { Modal } from '../../ui/modal.js'
 import { accountErrorMessage } from './account-error.js'
+import { NewPasswordField } from './new-password-field.js'
 import { RoleSelect } from './role-select.js'
 
 /** What an admin does to one account. */
@@ -33,8 +33,6 @@ export function AccountDialog({ action, onClose, onDone }: AccountDialogProps) {
   const [submitted, setSubmitted] = useState(false)
   const [busy, setBusy] = useState(false)
   const [message, setMessage] = useState<string>()
-  const { minimum, maximum } = passwordLength
-  const passwordError = kind === 'password' && (submitted || password !== '') && !validPassword(password) ? strings.accounts.passwordLength(minimum, maximum) : undefined
 
   async function submit(event: Event) {
     event.preventDefault()
@@ -71,16 +69,7 @@ export function AccountDialog({ action, onClose, onDone }: AccountDialogProps) {
         {kind === 'delete' && <p>{strings.accounts.confirmDelete(account.username)}</p>}
         {kind === 'role' && <RoleSelect value={role} onChange={setRole} />}
         {kind === 'password' && (
-          <Field
-            label={strings.accounts.newPassword}
-            name="reset-password"
-            type="password"
-            autoComplete="new-password"
-            hint={strings.accounts.passwordRule(minimum, maximum)}
-            value={password}
-            error={passwordError}
-            onInput={setPassword}
-          />
+          <NewPasswordField label={strings.accounts.newPassword} name="reset-password" value={password} onInput={setPassword} submitted={submitted} />
         )}
         {message && (
           <p class="form-error" role="alert">

@@ -1,11 +1,12 @@
 import { useState } from 'preact/hooks'
 import { createAccount, type Account, type Role } from '../../api/accounts.js'
 import { ApiError } from '../../api/request.js'
-import { passwordLength, validPassword, validUsername } from '../../accounts/rules.js'
+import { validPassword, validUsername } from '../../accounts/rules.js'
 import { strings } from '../../strings/index.js'
 import { useUi } from '../../ui/context.js'
 import { Field } from '../../ui/field.js'
 import { accountErrorMessage } from './account-error.js'
+import { NewPasswordField } from './new-password-field.js'
 import { RoleSelect } from './role-select.js'
 
 /** The form that adds an account (`POST /users`), checked with the account schema's rules first. */
@@ -17,9 +18,7 @@ export function AddAccount({ onAdded }: { onAdded: (account: Account) => void })
   const [submitted, setSubmitted] = useState(false)
   const [busy, setBusy] = useState(false)
   const [message, setMessage] = useState<string>()
-  const { minimum, maximum } = passwordLength
   const usernameError = (submitted || username !== '') && !validUsername(username) ? strings.accounts.usernameInvalid : undefined
-  const passwordError = (submitted || password !== '') && !validPassword(password) ? strings.accounts.passwordLength(minimum, maximum) : undefined
 
   async function submit(event: Event) {
     event.preventDefault()
@@ -44,16 +43,7 @@ export function AddAccount({ onAdded }: { onAdded: (account: Account) => void })
     <form class="card add-account" noValidate onSubmit={submit} aria-labelledby="add-account-title">
       <h2 id="add-account-title">{strings.accounts.add}</h2>
       <Field label={strings.accounts.username} name="new-username" autoComplete="off" hint={strings.accounts.usernameRule} value={username} error={usernameError} onInput={setUsername} />
-      <Field
-        label={strings.accounts.password}
-        name="new-password"
-        type="password"
-        autoComplete="new-password"
-        hint={strings.accounts.passwordRule(minimum, maximum)}
-        value={password}
-        error={passwordError}
-        onInput={setPassword}
-      />
+      <NewPasswordField label={strings.accounts.password} name="new-password" value={password} onInput={setPassword} submitted={submitted} />
       <RoleSelect value={role} onChange={setRole} />
       {message && (
         <p class="form-error" role="alert">
