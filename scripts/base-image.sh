@@ -16,7 +16,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/podman.sh
-require_packages podman mmdebstrap
+require_packages podman runc mmdebstrap
 
 NODE_MAJOR=24
 NPM_MAJOR=11

@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/podman.sh
-require_packages podman podman-compose shellcheck
+require_packages podman runc podman-compose shellcheck
 export BASE_IMAGE IMAGE
 
 # dockerfile-utils exits 0 on warnings: any line it prints is a finding.

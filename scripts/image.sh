@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/podman.sh
-require_packages podman
+require_packages podman runc
 
 podman image exists "$BASE_IMAGE" || scripts/base-image.sh
 version=$(node -p 'require("./package.json").version')
