@@ -6,6 +6,7 @@ import type { ChangeLogOptions } from '../../src/storage/change-log-retention.js
 import type { Engine } from '../../src/storage/engine.js'
 import { PostgresBookStore } from '../../src/storage/postgres/store.js'
 import { SqliteBookStore } from '../../src/storage/sqlite/store.js'
+import { eventually } from '../support/client.js'
 import { createPostgresDatabase, engines } from '../support/engines.js'
 import { removeDirectory, temporaryDirectory } from '../support/server.js'
 
@@ -20,15 +21,6 @@ async function database(engine: Engine): Promise<{ open: (options?: ChangeLogOpt
   return {
     open: (options) => PostgresBookStore.open(scratch.url, { poolSize: 4, startupTimeoutMs: 0, ...options }),
     drop: () => scratch.drop()
-  }
-}
-
-/** Resolves once `condition()` holds, polling every 20 ms; rejects after `ms`. */
-async function eventually(what: string, condition: () => Promise<boolean>, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
   }
 }
 
