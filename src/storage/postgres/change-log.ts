@@ -1,6 +1,7 @@
 import pg from 'pg'
 import type { BookChange, ChangeLog, ChangeLogHorizon } from '../change-log.js'
 import { TRIM_BATCH, trimThrough, type ChangeLogRetention } from '../change-log-retention.js'
+import { ChangeListeners } from '../change-listeners.js'
 import { bookChangeOf, changeLogStatements, type ChangeRow, type HorizonRow } from '../change-log-sql.js'
 import { types } from './connection.js'
 import type { Statement } from './statements.js'
@@ -34,7 +35,10 @@ type Query = <Row extends object>(statement: Statement, values: unknown[]) => Pr
  * once it is back (changes may have been missed meanwhile).
  */
 export class PostgresChangeLog implements ChangeLog {
-  private readonly listeners = new Set<() => void>()
+  private readonly listeners = new ChangeListeners(
+    () => this.listen(false),
+    () => this.stop()
+  )
   private listening: pg.Client | undefined
   private reconnect: NodeJS.Timeout | undefined
 
@@ -53,12 +57,7 @@ export class PostgresChangeLog implements ChangeLog {
   }
 
   onChanges(listener: () => void): () => void {
-    this.listeners.add(listener)
-    if (this.listeners.size === 1) this.listen(false)
-    return () => {
-      this.listeners.delete(listener)
-      if (this.listeners.size === 0) this.stop()
-    }
+    return this.listeners.add(listener)
   }
 
   /** Closes the listening connection (the last listener left, or the store is closing). */
@@ -109,14 +108,10 @@ export class PostgresChangeLog implements ChangeLog {
     }
     client.on('error', retry)
     client.on('end', retry)
-    client.on('notification', () => this.wake())
+    client.on('notification', () => this.listeners.wake())
     client
       .connect()
       .then(() => client.query(`LISTEN ${CHANNEL}`))
-      .then(() => woken && this.wake(), retry)
-  }
-
-  private wake(): void {
-    for (const listener of [...this.listeners]) listener()
+      .then(() => woken && this.listeners.wake(), retry)
   }
 }

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3'
 import type { BookChange, ChangeLog, ChangeLogHorizon } from '../change-log.js'
 import { TRIM_BATCH, trimThrough, type ChangeLogRetention } from '../change-log-retention.js'
+import { ChangeListeners } from '../change-listeners.js'
 import { bookChangeOf, changeLogStatements, type ChangeRow, type HorizonRow } from '../change-log-sql.js'
 import { retryWhileBusy } from './connection.js'
 
@@ -22,7 +23,13 @@ const POLL_MS = 100
 export class SqliteChangeLog implements ChangeLog {
   private readonly after
   private readonly horizonRow
-  private readonly listeners = new Set<() => void>()
+  private readonly listeners = new ChangeListeners(
+    () => {
+      this.lastMark = this.mark()
+      this.poll = setInterval(() => this.check(), POLL_MS).unref()
+    },
+    () => this.stop()
+  )
   private poll: NodeJS.Timeout | undefined
   private lastMark = ''
 
@@ -44,15 +51,7 @@ export class SqliteChangeLog implements ChangeLog {
   }
 
   onChanges(listener: () => void): () => void {
-    this.listeners.add(listener)
-    if (this.poll === undefined) {
-      this.lastMark = this.mark()
-      this.poll = setInterval(() => this.check(), POLL_MS).unref()
-    }
-    return () => {
-      this.listeners.delete(listener)
-      if (this.listeners.size === 0) this.stop()
-    }
+    return this.listeners.add(listener)
   }
 
   /** Stops watching (the store is closing). */
@@ -65,7 +64,7 @@ export class SqliteChangeLog implements ChangeLog {
     const mark = this.mark()
     if (mark === this.lastMark) return
     this.lastMark = mark
-    for (const listener of [...this.listeners]) listener()
+    this.listeners.wake()
   }
 }
 
