@@ -65,6 +65,17 @@ export const settings = {
     accepts: 'an integer number of seconds from 0 to 3600',
     description: 'PostgreSQL only: how long start-up retries an unreachable database (with backoff) before exiting 1.'
   },
+  CHANGE_LOG_MAX_AGE: {
+    schema: Type.Integer({ minimum: 1, maximum: 315_360_000, default: 604_800 }),
+    accepts: 'an integer number of seconds from 1 to 315360000 (10 years)',
+    description:
+      'How long the change log keeps a change, in seconds (default 7 days); older rows are removed in the background, 1,000 at a time.'
+  },
+  CHANGE_LOG_MAX_ROWS: {
+    schema: Type.Integer({ minimum: 1, maximum: 1_000_000_000, default: 1_000_000 }),
+    accepts: 'an integer from 1 to 1000000000',
+    description: 'Most changes the change log keeps; the oldest beyond it are removed in the background, 1,000 at a time.'
+  },
   AUTH_ENABLED: {
     schema: Type.Boolean({ default: true }),
     accepts: 'true or false',

@@ -18,6 +18,9 @@ import { SqliteBookTransfer } from './sqlite/transfer.js'
 /** The settings that say where the database is and how long start-up waits for PostgreSQL. */
 export type DatabaseSettings = Pick<Config, 'DATABASE_URL' | 'DATABASE_POOL_SIZE' | 'DATABASE_STARTUP_TIMEOUT'>
 
+/** The settings of the change log's retention (README "Change log"), which only a store keeps. */
+export type ChangeLogSettings = Pick<Config, 'CHANGE_LOG_MAX_AGE' | 'CHANGE_LOG_MAX_ROWS'>
+
 /** Told of each start-up retry while PostgreSQL is unreachable: the error, and the delay before the next try (ms). */
 export type RetryListener = (error: unknown, delayMs: number) => void
 
@@ -27,18 +30,25 @@ function postgresOptions(config: DatabaseSettings, onRetry?: RetryListener): Pos
 }
 
 /**
- * Opens the {@link BookStore} that `DATABASE_URL` names and brings its schema up to date.
+ * Opens the {@link BookStore} that `DATABASE_URL` names and brings its schema up to date; it keeps
+ * the change log's retention while open.
  *
- * @param config `DATABASE_URL`, and for PostgreSQL the pool size and the start-up retry time (seconds).
+ * @param config `DATABASE_URL`, the change log's retention (seconds, rows), and for PostgreSQL
+ *   the pool size and the start-up retry time (seconds).
  * @param onRetry told of each start-up retry while PostgreSQL is unreachable.
  * @param onConnectionError told when a pooled PostgreSQL connection fails between requests
  *   (already discarded; the next query reconnects).
  * @throws when the storage cannot be opened (after the retry time) or migrated.
  */
-export async function openStore(config: DatabaseSettings, onRetry?: RetryListener, onConnectionError?: (error: unknown) => void): Promise<BookStore> {
-  if (engineOf(config.DATABASE_URL) === 'sqlite') return SqliteBookStore.open(config.DATABASE_URL)
+export async function openStore(
+  config: DatabaseSettings & ChangeLogSettings,
+  onRetry?: RetryListener,
+  onConnectionError?: (error: unknown) => void
+): Promise<BookStore> {
+  const retention = { maxAgeSeconds: config.CHANGE_LOG_MAX_AGE, maxRows: config.CHANGE_LOG_MAX_ROWS }
+  if (engineOf(config.DATABASE_URL) === 'sqlite') return SqliteBookStore.open(config.DATABASE_URL, { retention })
   const { PostgresBookStore } = await import('./postgres/store.js')
-  return PostgresBookStore.open(config.DATABASE_URL, { ...postgresOptions(config, onRetry), onConnectionError })
+  return PostgresBookStore.open(config.DATABASE_URL, { ...postgresOptions(config, onRetry), onConnectionError, retention })
 }
 
 /** The accounts of a database opened for them alone, and how to close it. */

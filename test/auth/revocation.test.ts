@@ -25,16 +25,23 @@ async function login(base: string, username: string, password = ACCOUNT_PASSWORD
 /** Within 5 s every instance refuses a revoked token (README "Accounts and roles"). */
 const REVOCATION_BOUND_MS = 5000
 
-describe('revocation across two instances on one PostgreSQL database', { skip: postgresSkipReason }, () => {
-  let database: TestDatabase
+/** Two instances on one PostgreSQL database, and two processes on one SQLite file (README "Running several instances"). */
+const shared = [
+  { where: 'two instances on one PostgreSQL database', skip: postgresSkipReason, postgres: true },
+  { where: 'two processes on one SQLite file', skip: undefined, postgres: false }
+]
+
+for (const { where, skip, postgres } of shared) describe(`revocation across ${where}`, { skip }, () => {
+  let database: TestDatabase | undefined
   let directory: string
   let servers: RunningServer[] = []
   let a: string, b: string
 
   before(async () => {
-    database = await createPostgresDatabase()
+    database = postgres ? await createPostgresDatabase() : undefined
     directory = temporaryDirectory()
-    servers = await Promise.all([0, 1].map(() => startServer({ dataDirectory: directory, env: { DATABASE_URL: database.url } })))
+    const env: Record<string, string> = database ? { DATABASE_URL: database.url } : {}
+    servers = await Promise.all([0, 1].map(() => startServer({ dataDirectory: directory, env })))
     ;[a, b] = servers.map((server) => server.url) as [string, string]
   })
 

@@ -116,7 +116,7 @@ describe('book-service (the built CLI)', () => {
     const db = new Database(file, { readonly: true })
     try {
       const names = db.prepare('SELECT name FROM kysely_migration ORDER BY name').all() as Array<{ name: string }>
-      assert.deepEqual(names.map((row) => row.name), ['0001_create_books', '0002_versions_and_list_indexes', '0003_accounts'])
+      assert.deepEqual(names.map((row) => row.name), ['0001_create_books', '0002_versions_and_list_indexes', '0003_accounts', '0004_book_change_log'])
       assert.deepEqual(db.prepare('SELECT count(*) AS n FROM books').get(), { n: 0 })
     } finally {
       db.close()

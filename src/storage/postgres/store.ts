@@ -6,7 +6,9 @@ import type { BookStore, VersionedBook } from '../book-store.js'
 import { patchValues } from '../book-sql.js'
 import { pagesById, pagesOf } from '../list-pages.js'
 import { countStatement, listStatement } from '../list-sql.js'
+import { DEFAULT_RETENTION, TRIM_INTERVAL_MS, type ChangeLogOptions, type ChangeLogRetention } from '../change-log-retention.js'
 import { postgresAccountStore } from './accounts.js'
+import { PostgresChangeLog } from './change-log.js'
 import { QUERY_TIMEOUT_MS, openPool, type PostgresOptions } from './connection.js'
 import { GroupInsert } from './group-insert.js'
 import { STATEMENTS, statementRunner } from './statements.js'
@@ -21,27 +23,35 @@ import { STATEMENTS, statementRunner } from './statements.js'
  */
 export class PostgresBookStore implements BookStore {
   readonly accounts: AccountStore
+  readonly changes: PostgresChangeLog
   private closed: Promise<void> | undefined
   private readonly query
   private readonly inserts
+  private readonly retention: NodeJS.Timeout
 
   private constructor(
     private readonly pool: pg.Pool,
-    queryTimeoutMs: number
+    url: string,
+    options: PostgresOptions & ChangeLogOptions
   ) {
-    this.query = statementRunner(pool, queryTimeoutMs)
+    this.query = statementRunner(pool, options.queryTimeoutMs ?? QUERY_TIMEOUT_MS)
     this.inserts = new GroupInsert(this.query)
-    this.accounts = postgresAccountStore(pool, queryTimeoutMs)
+    this.accounts = postgresAccountStore(pool, options.queryTimeoutMs ?? QUERY_TIMEOUT_MS)
+    this.changes = new PostgresChangeLog(url, this.query)
+    const retention = options.retention ?? DEFAULT_RETENTION
+    this.retention = setInterval(() => void this.trim(retention), options.trimIntervalMs ?? TRIM_INTERVAL_MS).unref()
   }
 
   /**
    * Connects to `url` and applies pending migrations, retrying while the database is unreachable
-   * (connection.ts: `openPool`).
+   * (connection.ts: `openPool`). Every instance keeps the change log's retention, one short
+   * transaction of at most `TRIM_BATCH` rows at a time.
    *
+   * @param options the pool's options, and the change log's retention (README "Change log").
    * @throws the last connection error once the start-up time is up, or a migration error at once.
    */
-  static async open(url: string, options: PostgresOptions): Promise<PostgresBookStore> {
-    return new PostgresBookStore(await openPool(url, options), options.queryTimeoutMs ?? QUERY_TIMEOUT_MS)
+  static async open(url: string, options: PostgresOptions & ChangeLogOptions): Promise<PostgresBookStore> {
+    return new PostgresBookStore(await openPool(url, options), url, options)
   }
 
   /** Stored by the next group insert (group-insert.ts), with the other creates of this event-loop turn. */
@@ -108,8 +118,19 @@ export class PostgresBookStore implements BookStore {
    * more than once (node-postgres throws on a second `end()`).
    */
   async close(): Promise<void> {
+    clearInterval(this.retention)
+    this.changes.stop()
     this.closed ??= this.pool.end()
     await this.closed
+  }
+
+  /** Retention steps until nothing more is due; a failure waits for the next round. */
+  private async trim(retention: ChangeLogRetention): Promise<void> {
+    try {
+      while (this.closed === undefined && (await this.changes.trim(this.pool, retention)));
+    } catch {
+      // The database is unreachable or busy: the next round tries again; writes never wait on it.
+    }
   }
 
   /** Why a conditional write changed nothing: the book is gone, or its version moved on. */

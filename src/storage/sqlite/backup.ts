@@ -72,17 +72,23 @@ export async function backupSqlite(databasePath: string, file: string): Promise<
   }
 }
 
+/** The tables whose `AUTOINCREMENT` numbers are never reused: book ids, change-log numbers. */
+const SEQUENCED_TABLES = ['books', 'book_changes']
+
 /**
- * Moves the id sequence of the database file `copy` up to that of the `current` connection's,
- * so a restored database never hands out an id the replaced one already had (docs/contract.md "Ids").
+ * Moves the id sequence and the change log's numbering of the database file `copy` up to those
+ * of the `current` connection's, so a restored database never hands out an id the replaced one
+ * already had (docs/contract.md "Ids"), nor a change number (README "Change log").
  */
 function carryIdSequence(current: Database.Database, copy: string): void {
-  const used = current.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'books'").pluck().get() as number | undefined
-  if (used === undefined) return
   const db = new Database(copy)
   try {
-    db.prepare("UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = 'books'").run(used)
-    db.prepare("INSERT INTO sqlite_sequence (name, seq) SELECT 'books', ? WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'books')").run(used)
+    for (const table of SEQUENCED_TABLES) {
+      const used = current.prepare('SELECT seq FROM sqlite_sequence WHERE name = ?').pluck().get(table) as number | undefined
+      if (used === undefined) continue
+      db.prepare('UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = ?').run(used, table)
+      db.prepare('INSERT INTO sqlite_sequence (name, seq) SELECT ?, ? WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = ?)').run(table, used, table)
+    }
   } finally {
     db.close()
   }

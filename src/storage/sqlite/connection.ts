@@ -2,6 +2,7 @@ import { closeSync, mkdirSync, openSync } from 'node:fs'
 import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
 import { isUpToDate, migrateToLatest } from '../migrations.js'
+import { inOneTransaction } from './migration-transaction.js'
 
 /** How long a connection waits for another one's write lock before failing `SQLITE_BUSY`, in ms. */
 export const BUSY_TIMEOUT_MS = 5000
@@ -18,9 +19,11 @@ export const BUSY_TIMEOUT_MS = 5000
 export function openConnection(path: string, options: { fileMustExist?: boolean } = {}): Database.Database {
   const db = new Database(path, { fileMustExist: options.fileMustExist ?? false })
   try {
-    db.pragma('journal_mode = WAL')
-    db.pragma('synchronous = FULL')
+    // The busy timeout first: switching a new file to WAL needs a moment's exclusive lock, which
+    // another process opening the same file at once may hold.
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
+    retryWhileBusy(() => db.pragma('journal_mode = WAL'))
+    db.pragma('synchronous = FULL')
     return db
   } catch (error) {
     db.close()
@@ -34,16 +37,55 @@ function appliedMigrations(db: Database.Database): string[] {
   return table === undefined ? [] : (db.prepare('SELECT name FROM kysely_migration').pluck().all() as string[])
 }
 
+/** How long a connection keeps retrying while other processes hold the database locked, in ms. */
+export const BUSY_RETRY_MS = 60_000
+
+/** True when `error` is SQLite's "database is locked" (`SQLITE_BUSY` and its extended codes). */
+export function isBusy(error: unknown): boolean {
+  return (error as { code?: unknown }).code?.toString().startsWith('SQLITE_BUSY') ?? false
+}
+
 /**
- * Applies the pending migrations to `db`. Kysely is loaded only when there is something to
- * migrate (it costs ~100 ms of start-up).
+ * Runs `work` until it does not fail with `SQLITE_BUSY`, for up to {@link BUSY_RETRY_MS}: each
+ * try already waits {@link BUSY_TIMEOUT_MS} for the lock, and some waits (a switch of journal
+ * mode, an upgrade from a read) get `SQLITE_BUSY` at once. Blocks the thread (a start-up step, or
+ * the writer thread).
  *
- * @throws when a migration fails (it is rolled back).
+ * @throws the last `SQLITE_BUSY` once the time is up, or any other error at once.
+ */
+export function retryWhileBusy<T>(work: () => T): T {
+  const deadline = Date.now() + BUSY_RETRY_MS
+  for (;;) {
+    try {
+      return work()
+    } catch (error) {
+      if (!isBusy(error) || Date.now() > deadline) throw error
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10)
+    }
+  }
+}
+
+/**
+ * Applies the pending migrations to `db`, all in one `BEGIN IMMEDIATE` transaction: processes
+ * that open a new (or older) file at the same moment take turns, and the second finds the work
+ * done (it checks again once it holds the lock), so neither meets a half-made schema. Kysely is
+ * loaded only when there is something to migrate (it costs ~100 ms of start-up).
+ *
+ * @throws when a migration fails (everything is rolled back).
  */
 export async function migrateConnection(db: Database.Database): Promise<void> {
   if (isUpToDate(appliedMigrations(db))) return
-  const { Kysely, SqliteDialect } = await import('kysely')
-  await migrateToLatest(new Kysely<unknown>({ dialect: new SqliteDialect({ database: db }) }), 'sqlite')
+  retryWhileBusy(() => db.exec('BEGIN IMMEDIATE'))
+  try {
+    if (!isUpToDate(appliedMigrations(db))) {
+      const { Kysely, SqliteDialect } = await import('kysely')
+      await migrateToLatest(new Kysely<unknown>({ dialect: new SqliteDialect({ database: inOneTransaction(db) }) }), 'sqlite')
+    }
+    db.exec('COMMIT')
+  } catch (error) {
+    if (db.inTransaction) db.exec('ROLLBACK')
+    throw error
+  }
 }
 
 /**

@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3'
 import type { Book } from '../../book/schema.js'
 import type { VersionedBook } from '../book-store.js'
 import type { InsertValues, PatchValues } from '../book-sql.js'
+import { isBusy, retryWhileBusy } from './connection.js'
 import { prepareStatements } from './statements.js'
 
 /** One write of the SQLite store, as data (so it can be sent to the writer thread). */
@@ -36,7 +37,9 @@ export function toError(error: WriteError): Error {
  * fail, the batch is run again with each write in its own savepoint, so a failing write is
  * rolled back alone and the others are committed. A conditional write (`…IfVersion`) compares
  * and writes in one statement; when it changes nothing, the existence check runs in the same
- * transaction, so no other write can come between them (SQLite has one writer: this connection).
+ * transaction, so no other write can come between them (SQLite has one writer at a time). While
+ * another connection (another process on the same file) holds the write lock, the batch waits
+ * and is retried (connection.ts `retryWhileBusy`), so it fails only after `BUSY_RETRY_MS`.
  *
  * @returns `commit`, which returns one outcome per write, in order.
  * @throws from `commit` when the commit itself fails: then nothing of the batch is stored.
@@ -71,14 +74,18 @@ export function groupCommit(db: Database.Database): (batch: WriteOp[]) => WriteO
       }
     })
   )
-  return (batch) => {
-    try {
-      return plain(batch)
-    } catch {
-      // A write (or the commit) failed and the whole transaction was rolled back, so nothing of
-      // the batch is stored: run it again with one savepoint per write, so that only the failing
-      // writes fail. If the commit fails again, that error is thrown.
-      return isolated(batch)
-    }
-  }
+  // `BEGIN IMMEDIATE`: the write lock is taken (or waited for) at the start, so another process
+  // writing the same file makes the batch wait its turn, retried while it is busy.
+  return (batch) =>
+    retryWhileBusy(() => {
+      try {
+        return plain.immediate(batch)
+      } catch (error) {
+        if (isBusy(error)) throw error
+        // A write (or the commit) failed and the whole transaction was rolled back, so nothing of
+        // the batch is stored: run it again with one savepoint per write, so that only the failing
+        // writes fail. If the commit fails again, that error is thrown.
+        return isolated.immediate(batch)
+      }
+    })
 }

@@ -6,10 +6,16 @@ import type { BookStore, VersionedBook } from '../book-store.js'
 import { insertValues, patchValues } from '../book-sql.js'
 import { pagesById, pagesOf } from '../list-pages.js'
 import { countStatement, listStatement } from '../list-sql.js'
+import { DEFAULT_RETENTION, TRIM_INTERVAL_MS, type ChangeLogOptions } from '../change-log-retention.js'
+import { changeLogStatements, type HorizonRow } from '../change-log-sql.js'
 import { sqliteAccountStore } from './accounts.js'
+import { SqliteChangeLog } from './change-log.js'
 import { openMigrated } from './connection.js'
 import { preparedQueries, prepareStatements } from './statements.js'
 import { WriteQueue } from './write-queue.js'
+
+/** The change log's statements on SQLite. */
+const CHANGE_LOG_SQL = changeLogStatements('sqlite')
 
 /** Most books kept in the read cache of {@link SqliteBookStore.get}. */
 const CACHED_BOOKS = 10_000
@@ -22,19 +28,28 @@ const CACHED_BOOKS = 10_000
  * {@link WriteQueue} (write-queue.ts: one transaction and one fsync per batch, on a writer
  * thread for a database file), and each resolves only once it is on disk.
  *
- * Single books read by id are cached (up to 10,000, oldest dropped first). The store is the only
- * process that changes or deletes books in its file (one service process per SQLite database),
- * and every committed write updates or drops its book in the cache before anyone can read again.
- * The one other writer, `book-service import`, only inserts books under ids that no
- * book has; the cache holds only books that exist and never remembers a miss, so nothing it
- * holds can be changed by an import, and imported books are read from the file on first use:
- * the cache is never stale.
+ * Single books read by id are cached (up to 10,000, oldest dropped first), and the cache is never
+ * stale, whoever writes the file (this process, other service processes on the same file,
+ * `book-service import`): every read first compares the connection's `PRAGMA data_version`, which
+ * moves when any other connection commits (the writer thread included), with the one it saw last
+ * (no I/O; README "Running several instances"). When it moved, the change log tells which books
+ * changed since the last change it saw, and exactly those leave the cache (all of them when
+ * more changed than the cache holds, or retention removed rows it had not seen). A write of this
+ * store drops its book from the cache once committed rather than putting its result there: a
+ * process that commits after it may already have changed the book again.
  */
 export class SqliteBookStore implements BookStore {
   readonly accounts: AccountStore
+  readonly changes: SqliteChangeLog
   private readonly cache = new Map<number, VersionedBook>()
   private readonly statements
   private readonly query
+  private readonly changedBooks
+  private readonly horizon
+  /** The `PRAGMA data_version` the cache was last brought in line with. */
+  private seenVersion: number
+  /** The highest change-log number the cache was last brought in line with. */
+  private seenSeq: number
 
   private constructor(
     private readonly db: Database.Database,
@@ -43,18 +58,26 @@ export class SqliteBookStore implements BookStore {
     this.statements = prepareStatements(db)
     this.query = preparedQueries(db)
     this.accounts = sqliteAccountStore(db)
+    this.changes = new SqliteChangeLog(db, () => this.changeMark())
+    this.changedBooks = db.prepare<[number, number], { seq: number; book_id: number }>(CHANGE_LOG_SQL.changedBooks)
+    this.seenVersion = this.statements.dataVersion.get()!
+    this.horizon = db.prepare<[], HorizonRow>(CHANGE_LOG_SQL.horizon)
+    this.seenSeq = this.horizon.get()!.last_seq
   }
 
   /**
    * Opens (creating when missing) the database file at `path` and applies pending migrations
-   * (connection.ts: `openMigrated`), then starts its writer thread.
+   * (connection.ts: `openMigrated`), then starts its writer thread, which also keeps the change
+   * log's retention.
    *
+   * @param options the change log's retention (README "Change log").
    * @throws when the file cannot be created or opened, or a migration fails.
    */
-  static async open(path: string): Promise<SqliteBookStore> {
+  static async open(path: string, options: ChangeLogOptions = {}): Promise<SqliteBookStore> {
     const db = await openMigrated(path)
     try {
-      return new SqliteBookStore(db, new WriteQueue(path, db))
+      const writer = { path, retention: options.retention ?? DEFAULT_RETENTION, trimIntervalMs: options.trimIntervalMs ?? TRIM_INTERVAL_MS }
+      return new SqliteBookStore(db, new WriteQueue(writer, db))
     } catch (error) {
       db.close()
       throw error
@@ -85,6 +108,7 @@ export class SqliteBookStore implements BookStore {
   }
 
   async get(id: number): Promise<VersionedBook | undefined> {
+    this.catchUp()
     const cached = this.cache.get(id)
     if (cached !== undefined) return cached
     const book = this.statements.get.get(id)
@@ -93,9 +117,7 @@ export class SqliteBookStore implements BookStore {
   }
 
   update(id: number, patch: BookPatch): Promise<VersionedBook | undefined> {
-    return this.writes.write<VersionedBook | undefined>({ op: 'update', id, values: patchValues(patch) }, (book) =>
-      book === undefined ? this.cache.delete(id) : this.cache.has(id) && this.cache.set(id, book)
-    )
+    return this.writes.write<VersionedBook | undefined>({ op: 'update', id, values: patchValues(patch) }, () => this.cache.delete(id))
   }
 
   /**
@@ -106,7 +128,7 @@ export class SqliteBookStore implements BookStore {
   updateIfVersion(id: number, version: number, patch: BookPatch): Promise<VersionedBook | 'missing' | 'stale'> {
     return this.writes.write<VersionedBook | 'missing' | 'stale'>(
       { op: 'updateIfVersion', id, version, values: patchValues(patch) },
-      (result) => (result === 'missing' ? this.cache.delete(id) : result !== 'stale' && this.cache.has(id) && this.cache.set(id, result))
+      () => this.cache.delete(id)
     )
   }
 
@@ -115,9 +137,7 @@ export class SqliteBookStore implements BookStore {
   }
 
   deleteIfVersion(id: number, version: number): Promise<'deleted' | 'missing' | 'stale'> {
-    return this.writes.write<'deleted' | 'missing' | 'stale'>({ op: 'deleteIfVersion', id, version }, (result) =>
-      result === 'stale' ? undefined : this.cache.delete(id)
-    )
+    return this.writes.write<'deleted' | 'missing' | 'stale'>({ op: 'deleteIfVersion', id, version }, () => this.cache.delete(id))
   }
 
   /**
@@ -137,8 +157,32 @@ export class SqliteBookStore implements BookStore {
   }
 
   async close(): Promise<void> {
+    this.changes.stop()
     await this.writes.close()
     this.db.close()
+  }
+
+  /**
+   * Brings the read cache in line with every commit made since it last looked, by any
+   * connection: nothing to do (one `PRAGMA data_version`, no I/O) unless another connection
+   * committed; then the books the change log names since {@link seenSeq} leave the cache. The
+   * version is read before the log, so a commit landing between the two is looked at again.
+   */
+  private catchUp(): void {
+    const version = this.statements.dataVersion.get()!
+    if (version === this.seenVersion) return
+    this.seenVersion = version
+    const changed = this.changedBooks.all(this.seenSeq, CACHED_BOOKS + 1)
+    const horizon = this.horizon.get()!
+    if (changed.length > CACHED_BOOKS || horizon.trimmed_through > this.seenSeq) {
+      // More changes than the cache holds, or retention removed some before this connection saw
+      // them: start afresh.
+      this.cache.clear()
+      this.seenSeq = horizon.last_seq
+      return
+    }
+    for (const row of changed) this.cache.delete(row.book_id)
+    if (changed.length > 0) this.seenSeq = changed[changed.length - 1]!.seq
   }
 
   /** Adds a book read from the file to the read cache, dropping the oldest entry when full. */

@@ -1,5 +1,7 @@
 import { Worker } from 'node:worker_threads'
 import type Database from 'better-sqlite3'
+import type { ChangeLogRetention } from '../change-log-retention.js'
+import { changeLogTrimmer } from './change-log.js'
 import { groupCommit, toError, type WriteError, type WriteOp, type WriteOutcome } from './group-commit.js'
 
 interface WriteJob {
@@ -8,6 +10,16 @@ interface WriteJob {
   committed: (value: never) => void
   resolve: (value: never) => void
   reject: (error: unknown) => void
+}
+
+/** What the writer thread is started with. */
+export interface WriterOptions {
+  /** The database file. */
+  path: string
+  /** The change log's retention, kept by the writer thread between group commits. */
+  retention: ChangeLogRetention
+  /** How often retention looks for rows to remove, in ms. */
+  trimIntervalMs: number
 }
 
 /** A reply of the writer thread (see `writer-thread.ts`). */
@@ -40,17 +52,24 @@ export class WriteQueue {
   private commits = 0
   private readonly commit: ((batch: WriteOp[]) => WriteOutcome[]) | undefined
   private readonly writer: Worker | undefined
+  /** The retention timer of an in-memory database. */
+  private readonly retention: NodeJS.Timeout | undefined
 
   /**
-   * @param path the database file, whose writer thread is started; `:memory:` commits on `db`.
+   * @param options.path the database file, whose writer thread is started; `:memory:` commits on
+   *   `db` (and keeps the retention there).
    * @param db the main thread's connection (used for commits only with `:memory:`).
    */
-  constructor(path: string, db: Database.Database) {
-    if (path === ':memory:') {
+  constructor(options: WriterOptions, db: Database.Database) {
+    if (options.path === ':memory:') {
       this.commit = groupCommit(db)
+      const trim = changeLogTrimmer(db, options.retention)
+      this.retention = setInterval(() => {
+        while (trim());
+      }, options.trimIntervalMs).unref()
       return
     }
-    const writer = new Worker(WRITER_URL, { workerData: { path } })
+    const writer = new Worker(WRITER_URL, { workerData: options })
     writer.on('message', (reply: WriterReply) => this.committed(reply))
     writer.on('error', (error) => this.fail(error))
     writer.on('exit', (code) => this.fail(new Error(`the SQLite writer thread exited (${code})`)))
@@ -92,6 +111,7 @@ export class WriteQueue {
 
   /** Finishes every queued and in-flight write, then stops the writer thread (closing its connection). */
   async close(): Promise<void> {
+    clearInterval(this.retention)
     if (!this.writer) return this.flush()
     while (!this.broken && (this.inFlight || this.queue.length > 0)) {
       await new Promise<void>((resolve) => this.idleWaiters.push(resolve))

@@ -30,7 +30,7 @@ describe('migrations when several instances start at once [postgres]', { skip: p
       assert.equal(new Set(created.map((book) => book.id)).size, 8)
       await Promise.all(stores.map((store) => store.close()))
       const applied = await select<{ name: string }>(database.url, 'SELECT name FROM kysely_migration ORDER BY name')
-      assert.deepEqual(applied.map((row) => row.name), ['0001_create_books', '0002_versions_and_list_indexes', '0003_accounts'])
+      assert.deepEqual(applied.map((row) => row.name), ['0001_create_books', '0002_versions_and_list_indexes', '0003_accounts', '0004_book_change_log'])
     } finally {
       await database.drop()
     }
@@ -66,7 +66,7 @@ describe('three server processes on one PostgreSQL database', { skip: postgresSk
       assert.deepEqual((await call(`${url}/readyz`)).body, { status: 200, message: 'OK', data: null })
     }
     const applied = await select<{ name: string }>(database.url, 'SELECT name FROM kysely_migration ORDER BY name')
-    assert.deepEqual(applied.map((row) => row.name), ['0001_create_books', '0002_versions_and_list_indexes', '0003_accounts'])
+    assert.deepEqual(applied.map((row) => row.name), ['0001_create_books', '0002_versions_and_list_indexes', '0003_accounts', '0004_book_change_log'])
   })
 
   test('300 concurrent creates spread over the three: 300 distinct ids, and every instance lists all 300', async () => {

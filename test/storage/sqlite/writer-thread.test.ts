@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { test } from 'node:test'
+import Database from 'better-sqlite3'
 import { authHeaders, buildTestApp } from '../../support/app.js'
 import { removeDirectory, temporaryDirectory } from '../../support/server.js'
+import { BUSY_TIMEOUT_MS } from '../../../src/storage/sqlite/connection.js'
 import { SqliteBookStore } from '../../../src/storage/sqlite/store.js'
 
 const auth = authHeaders()
@@ -69,6 +71,31 @@ test('a write whose statement fails is answered 500 alone; the rest of its batch
     assert.deepEqual(books.map((book: { title: string }) => book.title), ['fine'])
     await app.close()
   } finally {
+    removeDirectory(directory)
+  }
+})
+
+test('another process holding the write lock longer than the busy timeout: the writes wait their turn, none fails', async () => {
+  const directory = temporaryDirectory()
+  const path = join(directory, 'books.db')
+  const store = await SqliteBookStore.open(path)
+  // Another connection (as another process would) takes the write lock and keeps it past BUSY_TIMEOUT_MS.
+  const other = new Database(path)
+  try {
+    other.exec('BEGIN IMMEDIATE')
+    other.prepare("INSERT INTO books (title, author, year) VALUES ('Theirs', 'Other', 1)").run()
+    let settled = false
+    const writes = Promise.all([1, 2, 3].map((n) => store.create({ title: `Mine ${n}`, author: 'A', year: n }))).finally(() => (settled = true))
+    // Past two busy timeouts: a batch and its savepoint retry would both have given up by then.
+    await new Promise((resolve) => setTimeout(resolve, 2 * BUSY_TIMEOUT_MS + 1000))
+    assert.equal(settled, false, 'the writes wait while the lock is held')
+    other.exec('COMMIT')
+    const books = await writes
+    assert.deepEqual(books.map((book) => book.title), ['Mine 1', 'Mine 2', 'Mine 3'])
+    assert.deepEqual((await store.changes.changesAfter(0, 10)).map((change) => change.book?.title), ['Theirs', 'Mine 1', 'Mine 2', 'Mine 3'])
+  } finally {
+    other.close()
+    await store.close()
     removeDirectory(directory)
   }
 })

@@ -1,0 +1,55 @@
+/**
+ * How long the change log keeps its rows (README "Change log"): `CHANGE_LOG_MAX_AGE` and
+ * `CHANGE_LOG_MAX_ROWS`.
+ */
+export interface ChangeLogRetention {
+  /** Rows committed longer ago than this are removed, in seconds. */
+  maxAgeSeconds: number
+  /** Rows beyond this many (the oldest first) are removed. */
+  maxRows: number
+}
+
+/** Most rows one retention step removes: each step is one short transaction, so writes never wait long. */
+export const TRIM_BATCH = 1000
+
+/** How often each process checks whether the log has rows to trim, in milliseconds. */
+export const TRIM_INTERVAL_MS = 10_000
+
+/**
+ * The highest sequence number one retention step may remove, given the oldest rows of the log
+ * (ascending, at most {@link TRIM_BATCH}): the end of their leading run that is older than the
+ * age limit or beyond the row limit. A row kept stops the run, so the log always keeps a
+ * contiguous range (`horizon().trimmedThrough + 1` … `lastSeq`).
+ *
+ * @param oldest the oldest rows: their seq and commit time (ISO 8601 UTC).
+ * @param lastSeq the highest sequence number committed.
+ * @param now the current time, in ms since the epoch.
+ * @returns that sequence number, or 0 when nothing is to be removed.
+ */
+export function trimThrough(
+  oldest: ReadonlyArray<{ seq: number; changed_at: string }>,
+  lastSeq: number,
+  now: number,
+  retention: ChangeLogRetention
+): number {
+  const ageLimit = new Date(now - retention.maxAgeSeconds * 1000).toISOString()
+  const rowLimit = lastSeq - retention.maxRows
+  let through = 0
+  for (const row of oldest) {
+    const seq = Number(row.seq)
+    if (seq > rowLimit && row.changed_at >= ageLimit) break
+    through = seq
+  }
+  return through
+}
+
+/** The retention when none is configured: the defaults of `CHANGE_LOG_MAX_AGE` (7 days) and `CHANGE_LOG_MAX_ROWS`. */
+export const DEFAULT_RETENTION: ChangeLogRetention = { maxAgeSeconds: 604_800, maxRows: 1_000_000 }
+
+/** What a store is opened with for its change log (both engines). */
+export interface ChangeLogOptions {
+  /** How long the change log keeps rows (default {@link DEFAULT_RETENTION}). */
+  retention?: ChangeLogRetention
+  /** How often retention runs, in ms (default {@link TRIM_INTERVAL_MS}). */
+  trimIntervalMs?: number
+}

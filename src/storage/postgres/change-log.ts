@@ -1,0 +1,117 @@
+import pg from 'pg'
+import type { BookChange, ChangeLog, ChangeLogHorizon } from '../change-log.js'
+import { TRIM_BATCH, trimThrough, type ChangeLogRetention } from '../change-log-retention.js'
+import { ChangeListeners } from '../change-listeners.js'
+import { bookChangeOf, changeLogStatements, type ChangeRow, type HorizonRow } from '../change-log-sql.js'
+import { types } from './connection.js'
+import type { Statement } from './statements.js'
+
+/** The change log's statements on PostgreSQL (placeholders `$n`), named for node-postgres to prepare. */
+const SQL = changeLogStatements('postgres')
+const STATEMENTS = {
+  after: { name: 'change-log-after', text: SQL.after },
+  horizon: { name: 'change-log-horizon', text: SQL.horizon },
+  oldest: { name: 'change-log-oldest', text: SQL.oldest }
+} satisfies Record<string, Statement>
+
+/** The channel the triggers of migration 0004 notify on every commit that changed books. */
+const CHANNEL = 'book_changes'
+
+/** How long the listening connection waits before reconnecting after it was lost, in ms. */
+const RECONNECT_MS = 1000
+
+/** Runs one statement of the store (its pool, its query timeout, its error classification). */
+type Query = <Row extends object>(statement: Statement, values: unknown[]) => Promise<Row[]>
+
+/**
+ * The PostgreSQL {@link ChangeLog}. The rows are written at commit by the deferred trigger of
+ * migration 0004, which numbers them while holding an advisory lock until the commit is over, so
+ * the numbers follow commit order across every instance; a reader never sees a number before a
+ * smaller one that could still commit.
+ *
+ * {@link onChanges} listens (`LISTEN book_changes`) on a connection of its own, opened with the
+ * first listener and closed with the last; the trigger notifies at each commit, from any
+ * instance. When that connection is lost it reconnects every second, and wakes the listeners
+ * once it is back (changes may have been missed meanwhile).
+ */
+export class PostgresChangeLog implements ChangeLog {
+  private readonly listeners = new ChangeListeners(
+    () => this.listen(false),
+    () => this.stop()
+  )
+  private listening: pg.Client | undefined
+  private reconnect: NodeJS.Timeout | undefined
+
+  constructor(
+    private readonly url: string,
+    private readonly query: Query
+  ) {}
+
+  async changesAfter(after: number, limit: number): Promise<BookChange[]> {
+    return (await this.query<ChangeRow>(STATEMENTS.after, [after, limit])).map(bookChangeOf)
+  }
+
+  async horizon(): Promise<ChangeLogHorizon> {
+    const [row] = await this.query<HorizonRow>(STATEMENTS.horizon, [])
+    return { trimmedThrough: row!.trimmed_through, lastSeq: row!.last_seq }
+  }
+
+  onChanges(listener: () => void): () => void {
+    return this.listeners.add(listener)
+  }
+
+  /** Closes the listening connection (the last listener left, or the store is closing). */
+  stop(): void {
+    clearTimeout(this.reconnect)
+    this.reconnect = undefined
+    const client = this.listening
+    this.listening = undefined
+    void client?.end().catch(() => {})
+  }
+
+  /**
+   * One retention step, on a connection of `pool`: removes up to {@link TRIM_BATCH} of the oldest
+   * rows `retention` no longer keeps, and records the highest number removed, in one transaction.
+   * Instances may run it at once: the removal and `GREATEST` make a second run change nothing.
+   *
+   * @returns true when it removed a whole batch (more may be due).
+   * @throws the database's error (the transaction is rolled back).
+   */
+  async trim(pool: pg.Pool, retention: ChangeLogRetention): Promise<boolean> {
+    const client = await pool.connect()
+    try {
+      await client.query('BEGIN')
+      const { rows: oldest } = await client.query<{ seq: number; changed_at: string }>(STATEMENTS.oldest.text, [TRIM_BATCH])
+      const { rows: [horizon] } = await client.query<HorizonRow>(STATEMENTS.horizon.text)
+      const through = trimThrough(oldest, horizon!.last_seq, Date.now(), retention)
+      const removed = through === 0 ? 0 : (await client.query(SQL.trim, [through])).rowCount!
+      if (through > 0) await client.query(SQL.trimmed, [through])
+      await client.query('COMMIT')
+      client.release()
+      return removed >= TRIM_BATCH
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {})
+      client.release(true)
+      throw error
+    }
+  }
+
+  /** Opens the listening connection; `woken`: tell the listeners once it is up (after a loss). */
+  private listen(woken: boolean): void {
+    const client = new pg.Client({ connectionString: this.url, application_name: 'book-service-changes', types })
+    this.listening = client
+    const retry = () => {
+      if (this.listening !== client) return
+      this.listening = undefined
+      void client.end().catch(() => {})
+      this.reconnect = setTimeout(() => this.listen(true), RECONNECT_MS).unref()
+    }
+    client.on('error', retry)
+    client.on('end', retry)
+    client.on('notification', () => this.listeners.wake())
+    client
+      .connect()
+      .then(() => client.query(`LISTEN ${CHANNEL}`))
+      .then(() => woken && this.listeners.wake(), retry)
+  }
+}
