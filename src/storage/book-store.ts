@@ -1,6 +1,7 @@
 import type { BookFilter, BookQuery } from '../book/query.js'
 import type { Book, BookInput, BookPatch } from '../book/schema.js'
 import type { AccountStore } from './account-store.js'
+import type { ChangeLog } from './change-log.js'
 
 /**
  * Where books live. Implemented by the SQLite store (embedded default) and the PostgreSQL store.
@@ -13,6 +14,8 @@ import type { AccountStore } from './account-store.js'
 export interface BookStore {
   /** The accounts kept in the same database. */
   readonly accounts: AccountStore
+  /** The change log of the same database: every committed create, update and delete, in commit order. */
+  readonly changes: ChangeLog
   /** Stores a new book and returns it with its newly assigned id (ascending, never reused). */
   create(input: BookInput): Promise<Book>
   /**

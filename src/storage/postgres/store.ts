@@ -6,6 +6,7 @@ import type { BookStore, VersionedBook } from '../book-store.js'
 import { patchValues } from '../book-sql.js'
 import { pagesById, pagesOf } from '../list-pages.js'
 import { countStatement, listStatement } from '../list-sql.js'
+import { MemoryChangeLog } from '../memory-change-log.js'
 import { postgresAccountStore } from './accounts.js'
 import { QUERY_TIMEOUT_MS, openPool, type PostgresOptions } from './connection.js'
 import { GroupInsert } from './group-insert.js'
@@ -21,6 +22,8 @@ import { STATEMENTS, statementRunner } from './statements.js'
  */
 export class PostgresBookStore implements BookStore {
   readonly accounts: AccountStore
+  // Stand-in until the durable change log: src/storage/memory-change-log.ts.
+  readonly changes = new MemoryChangeLog()
   private closed: Promise<void> | undefined
   private readonly query
   private readonly inserts
@@ -46,7 +49,7 @@ export class PostgresBookStore implements BookStore {
 
   /** Stored by the next group insert (group-insert.ts), with the other creates of this event-loop turn. */
   create(input: BookInput): Promise<Book> {
-    return this.inserts.create(input)
+    return this.inserts.create(input).then((book) => (this.changes.record('created', book, 1), book))
   }
 
   async *list(query?: BookQuery): AsyncIterable<Book> {
@@ -72,7 +75,9 @@ export class PostgresBookStore implements BookStore {
   }
 
   async update(id: number, patch: BookPatch): Promise<VersionedBook | undefined> {
-    return (await this.query<VersionedBook>(STATEMENTS.update, [...patchValues(patch), id]))[0]
+    const book = (await this.query<VersionedBook>(STATEMENTS.update, [...patchValues(patch), id]))[0]
+    if (book) this.changes.record('updated', book, book.version)
+    return book
   }
 
   /**
@@ -82,16 +87,20 @@ export class PostgresBookStore implements BookStore {
    */
   async updateIfVersion(id: number, version: number, patch: BookPatch): Promise<VersionedBook | 'missing' | 'stale'> {
     const rows = await this.query<VersionedBook>(STATEMENTS.updateIfVersion, [...patchValues(patch), id, version])
+    if (rows[0]) this.changes.record('updated', rows[0], rows[0].version)
     return rows[0] ?? this.missingOrStale(id)
   }
 
   async deleteIfVersion(id: number, version: number): Promise<'deleted' | 'missing' | 'stale'> {
     const rows = await this.query(STATEMENTS.deleteIfVersion, [id, version])
+    if (rows.length > 0) this.changes.record('deleted', id, version)
     return rows.length > 0 ? 'deleted' : this.missingOrStale(id)
   }
 
   async delete(id: number): Promise<boolean> {
-    return (await this.query(STATEMENTS.delete, [id])).length > 0
+    const deleted = (await this.query(STATEMENTS.delete, [id])).length > 0
+    if (deleted) this.changes.record('deleted', id, 0)
+    return deleted
   }
 
   /** Undefined: other instances write to the same database, so only a query could tell. */

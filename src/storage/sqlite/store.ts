@@ -6,6 +6,7 @@ import type { BookStore, VersionedBook } from '../book-store.js'
 import { insertValues, patchValues } from '../book-sql.js'
 import { pagesById, pagesOf } from '../list-pages.js'
 import { countStatement, listStatement } from '../list-sql.js'
+import { MemoryChangeLog } from '../memory-change-log.js'
 import { sqliteAccountStore } from './accounts.js'
 import { openMigrated } from './connection.js'
 import { preparedQueries, prepareStatements } from './statements.js'
@@ -32,6 +33,8 @@ const CACHED_BOOKS = 10_000
  */
 export class SqliteBookStore implements BookStore {
   readonly accounts: AccountStore
+  // Stand-in until the durable change log: src/storage/memory-change-log.ts.
+  readonly changes = new MemoryChangeLog()
   private readonly cache = new Map<number, VersionedBook>()
   private readonly statements
   private readonly query
@@ -62,7 +65,7 @@ export class SqliteBookStore implements BookStore {
   }
 
   create(input: BookInput): Promise<Book> {
-    return this.writes.write({ op: 'insert', values: insertValues(input) }, () => {})
+    return this.writes.write<Book>({ op: 'insert', values: insertValues(input) }, (book) => this.changes.record('created', book, 1))
   }
 
   async *list(query?: BookQuery): AsyncIterable<Book> {
@@ -94,7 +97,7 @@ export class SqliteBookStore implements BookStore {
 
   update(id: number, patch: BookPatch): Promise<VersionedBook | undefined> {
     return this.writes.write<VersionedBook | undefined>({ op: 'update', id, values: patchValues(patch) }, (book) =>
-      book === undefined ? this.cache.delete(id) : this.cache.has(id) && this.cache.set(id, book)
+      book === undefined ? this.cache.delete(id) : (this.changes.record('updated', book, book.version), this.cache.has(id) && this.cache.set(id, book))
     )
   }
 
@@ -106,17 +109,25 @@ export class SqliteBookStore implements BookStore {
   updateIfVersion(id: number, version: number, patch: BookPatch): Promise<VersionedBook | 'missing' | 'stale'> {
     return this.writes.write<VersionedBook | 'missing' | 'stale'>(
       { op: 'updateIfVersion', id, version, values: patchValues(patch) },
-      (result) => (result === 'missing' ? this.cache.delete(id) : result !== 'stale' && this.cache.has(id) && this.cache.set(id, result))
+      (result) => {
+        if (result === 'missing') return this.cache.delete(id)
+        if (result === 'stale') return
+        this.changes.record('updated', result, result.version)
+        if (this.cache.has(id)) this.cache.set(id, result)
+      }
     )
   }
 
   delete(id: number): Promise<boolean> {
-    return this.writes.write<boolean>({ op: 'delete', id }, () => this.cache.delete(id))
+    return this.writes.write<boolean>({ op: 'delete', id }, (deleted) => {
+      if (deleted) this.changes.record('deleted', id, this.cache.get(id)?.version ?? 0)
+      this.cache.delete(id)
+    })
   }
 
   deleteIfVersion(id: number, version: number): Promise<'deleted' | 'missing' | 'stale'> {
     return this.writes.write<'deleted' | 'missing' | 'stale'>({ op: 'deleteIfVersion', id, version }, (result) =>
-      result === 'stale' ? undefined : this.cache.delete(id)
+      result === 'stale' ? undefined : (result === 'deleted' && this.changes.record('deleted', id, version), this.cache.delete(id))
     )
   }
 
