@@ -3,7 +3,7 @@ import { EventStreamParser, type StreamEvent } from './feed/event-stream.js'
 
 /** One event of the change feed, as {@link followChanges} reports it (README "Change feed"). */
 export interface BookChangeEvent {
-  /** The change's sequence number (the event's `id:`); for `reset`, the last change when it was sent. */
+  /** The change's sequence number (the event's `id:`); for `reset`, the last change when it was sent (0: none). */
   sequence: number
   /** `reset`: changes were missed that the feed no longer holds; re-read the list. */
   type: 'created' | 'updated' | 'deleted' | 'reset'
@@ -38,9 +38,11 @@ const LONGEST_DELAY_MS = 30_000
 
 /** The change `event` describes, or undefined for an event this client does not know (ignored). */
 function changeOf(event: StreamEvent): BookChangeEvent | undefined {
-  if (!TYPES.has(event.type) || !/^[0-9]+$/.test(event.lastEventId)) return undefined
+  if (!TYPES.has(event.type)) return undefined
+  const numbered = /^[0-9]+$/.test(event.lastEventId)
+  if (!numbered && event.type !== 'reset') return undefined
   const data = JSON.parse(event.data) as { id: number | null; book: Book | null }
-  return { sequence: Number(event.lastEventId), type: event.type as BookChangeEvent['type'], id: data.id ?? null, book: data.book ?? null }
+  return { sequence: numbered ? Number(event.lastEventId) : 0, type: event.type as BookChangeEvent['type'], id: data.id ?? null, book: data.book ?? null }
 }
 
 function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {

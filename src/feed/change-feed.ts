@@ -12,6 +12,9 @@ const TICK_MS = 1000
 /** How long the shared reader waits before trying again after the log could not be read, in milliseconds. */
 const RETRY_READ_MS = 1000
 
+/** The heartbeat, encoded once for every stream. */
+const HEARTBEAT_BYTES = Buffer.from(HEARTBEAT_TEXT)
+
 /** The limits of {@link ChangeFeed} (README "Change feed"; the settings FEED_…). */
 export interface ChangeFeedLimits {
   /** Most subscribers at once in this process (FEED_MAX_SUBSCRIBERS). */
@@ -154,7 +157,8 @@ export class ChangeFeed {
   /** Writes `changes` to every joined subscriber not past them, and moves the position: one synchronous step. */
   private deliver(changes: BookChange[]): void {
     const texts = changes.map(changeEventText)
-    const whole = texts.join('')
+    // Encoded once: every socket is handed the same bytes (a string would be encoded per socket).
+    const whole = Buffer.from(texts.join(''))
     const first = changes[0]!.seq
     const last = changes.at(-1)!.seq
     for (const subscriber of this.joined) {
@@ -187,7 +191,7 @@ export class ChangeFeed {
         else if (current !== true) current.then((yes) => yes || subscriber.end(), () => {})
         if (current === false) continue
       }
-      if (heartbeat && !subscriber.congested) subscriber.send(HEARTBEAT_TEXT)
+      if (heartbeat && !subscriber.congested) subscriber.send(HEARTBEAT_BYTES)
     }
   }
 }

@@ -25,8 +25,10 @@ export function changeEventText(change: BookChange): string {
 /**
  * The `reset` event: the changes after the client's `Last-Event-ID` are no longer all in the log
  * (or that id was never issued), so it must re-read the list. Its `id:` is `lastSeq`, the point
- * the stream continues from.
+ * the stream continues from; with an empty log (0) there is no such point and no sequence number
+ * to give (they are positive, docs/contract.md "Other representations"), so the event has no `id:`.
  */
 export function resetEventText(lastSeq: number): string {
-  return `id: ${lastSeq}\nevent: reset\ndata: {"id":null,"book":null}\n\n`
+  const id = lastSeq > 0 ? `id: ${lastSeq}\n` : ''
+  return `${id}event: reset\ndata: {"id":null,"book":null}\n\n`
 }

@@ -45,13 +45,13 @@ export class FeedSubscriber {
   }
 
   /**
-   * Writes `text` holding `events` events. A subscriber with more than its bound of bytes still
+   * Writes `text` (or its bytes) holding `events` events. A subscriber with more than its bound of bytes still
    * waiting is dropped instead (nothing more is written: memory stays bounded whatever the
    * client does); it resumes with `Last-Event-ID` when it reconnects.
    *
    * @returns false when nothing was written (closed or dropped).
    */
-  send(text: string, events = 0): boolean {
+  send(text: string | Buffer, events = 0): boolean {
     if (this.closed) return false
     if (this.response.writableLength > this.bufferBytes) {
       this.drop()

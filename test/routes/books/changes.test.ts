@@ -297,3 +297,20 @@ test('a stalled reader (never reads) is dropped and counted; the others get ever
     await app.close()
   }
 })
+
+test('with an empty log, a Last-Event-ID gets a reset without an id (sequence numbers are positive); HEAD answers the head only', async () => {
+  const app = await buildTestApp()
+  try {
+    const url = await listening(app)
+    const feed = await openFeed(url, { ...auth, 'last-event-id': '7' })
+    assert.deepEqual(await feed.waitFor(1), [{ type: 'reset', data: '{"id":null,"book":null}', lastEventId: '' }])
+    assert.doesNotMatch(feed.text(), /^id:/m)
+    feed.close()
+    const head = await app.inject({ method: 'HEAD', url: '/books/changes', headers: auth })
+    assert.equal(head.statusCode, 200)
+    assert.equal(head.headers['content-type'], 'text/event-stream')
+    assert.equal(head.body, '')
+  } finally {
+    await app.close()
+  }
+})
