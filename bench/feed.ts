@@ -128,6 +128,8 @@ async function fanOut() {
       await new Promise((resolve) => setTimeout(resolve, 200))
     }
     const rssSubscribed = idleRss.stop()
+    const heapSubscribed = await metric(service, 'nodejs_heap_size_used_bytes')
+    const externalSubscribed = await metric(service, 'nodejs_external_memory_bytes')
     const rss = sampleResident(service.child.pid!)
 
     const total = WRITES_PER_SECOND * SECONDS
@@ -166,6 +168,8 @@ async function fanOut() {
       latency_samples: latencies.length,
       latency_ms: { p50: round(percentile(latencies, 50)), p99: round(percentile(latencies, 99)), max: round(latencies.at(-1) ?? NaN) },
       rss_mb: { subscribed_before_writes: round(rssSubscribed / MB), peak: round(peak / MB) },
+      heap_used_mb_subscribed: round(heapSubscribed / MB),
+      external_mb_subscribed: round(externalSubscribed / MB),
       events_sent_total: await metric(service, 'feed_events_sent_total'),
       dropped_total: await metric(service, 'feed_dropped_total')
     }

@@ -9,6 +9,14 @@ const PAGE = 1000
 /** How often expiry and revocation are checked, and heartbeats considered, in milliseconds. */
 const TICK_MS = 1000
 
+/**
+ * The shortest time between two reads of the shared reader, in milliseconds: changes committed
+ * meanwhile go out together, one write per subscriber for all of them. At 100 writes/s and 10,000
+ * subscribers that is 200,000 socket writes a second instead of up to 1,000,000; it adds at most
+ * this much to an event's delay.
+ */
+const GATHER_MS = 50
+
 /** How long the shared reader waits before trying again after the log could not be read, in milliseconds. */
 const RETRY_READ_MS = 1000
 
@@ -55,6 +63,9 @@ export class ChangeFeed {
   private stopListening: (() => void) | undefined
   private reading = false
   private again = false
+  /** When the shared reader last started a read (ms, `performance.now()`); a wake before GATHER_MS waits. */
+  private lastRead = Number.NEGATIVE_INFINITY
+  private gathering: NodeJS.Timeout | undefined
   private closing = false
   private ticks = 0
   private timer: NodeJS.Timeout | undefined
@@ -112,6 +123,7 @@ export class ChangeFeed {
     this.closing = true
     this.stopListening?.()
     clearInterval(this.timer)
+    clearTimeout(this.gathering)
     for (const subscriber of this.streams) subscriber.end()
   }
 
@@ -129,9 +141,17 @@ export class ChangeFeed {
   }
 
   private readonly wake = (): void => {
-    if (this.closing) return
+    if (this.closing || this.gathering !== undefined) return
     if (this.reading) {
       this.again = true
+      return
+    }
+    const wait = this.lastRead + GATHER_MS - performance.now()
+    if (wait > 0) {
+      this.gathering = setTimeout(() => {
+        this.gathering = undefined
+        this.wake()
+      }, wait)
       return
     }
     void this.read()
@@ -142,15 +162,22 @@ export class ChangeFeed {
     try {
       do {
         this.again = false
+        this.lastRead = performance.now()
         const changes = await this.log.changesAfter(this.position, PAGE)
         if (changes.length > 0) this.deliver(changes)
         if (changes.length === PAGE) this.again = true
+        else if (this.again) break
       } while (this.again && !this.closing)
     } catch (error) {
       this.logger.warn({ err: error }, 'change feed: cannot read the change log; trying again')
       setTimeout(this.wake, RETRY_READ_MS).unref()
     } finally {
       this.reading = false
+    }
+    // Woken while reading: read again, once GATHER_MS has passed since this read started.
+    if (this.again && !this.closing) {
+      this.again = false
+      this.wake()
     }
   }
 

@@ -59,6 +59,9 @@ export function changeFeedHandler(options: ChangeFeedRouteOptions) {
     if (request.method === 'HEAD') return reply.headers(head).code(200).send()
     reply.hijack()
     const response = reply.raw
+    // The body runs until the connection closes (`Connection: close`), without chunked framing:
+    // each batch of events is then one socket write of bytes shared by every subscriber.
+    response.useChunkedEncodingByDefault = false
     response.writeHead(200, head)
     response.write(RETRY_TEXT)
     const subscriber = new FeedSubscriber(response, leaseOf(request.headers.authorization), bufferBytes, feed.counters)
