@@ -8,8 +8,9 @@
  *    the latency from each write's acknowledgement (the 201 arriving at the writer) to the
  *    event's arrival, over every FEED_SAMPLE_EVERY-th (50th) subscriber; the service's peak RSS.
  * 2. GET /book/{id} and POST /book throughput (autocannon) with no subscriber and with the feed
- *    idle (one subscriber), each on a fresh service, in one run, alternated (A B B A) so drift
- *    in the shared machine's load hits both alike: the ratio is the figure.
+ *    idle (one subscriber), each on a fresh service, in one run: FEED_THROUGHPUT_PAIRS (8) pairs of
+ *    runs back to back, in alternating order, so the shared machine's drift hits both sides of a
+ *    pair alike; the figure is the median of the pairs' ratios.
  *
  * Results are printed as JSON; docs/benchmarks.md "The change feed" keeps the figures.
  */
@@ -28,7 +29,8 @@ const CLIENTS = Number(process.env.FEED_CLIENTS ?? 2)
 const WRITES_PER_SECOND = Number(process.env.FEED_WRITES_PER_SECOND ?? 100)
 const SECONDS = Number(process.env.FEED_SECONDS ?? 20)
 const SAMPLE_EVERY = Number(process.env.FEED_SAMPLE_EVERY ?? 50)
-const THROUGHPUT_SECONDS = Number(process.env.FEED_THROUGHPUT_SECONDS ?? 5)
+const THROUGHPUT_SECONDS = Number(process.env.FEED_THROUGHPUT_SECONDS ?? 3)
+const PAIRS = Number(process.env.FEED_THROUGHPUT_PAIRS ?? 8)
 const SECRET = 'feed-benchmark-secret-0123456789abcdefghijklmnop'
 const TOKEN = createSigner({ key: SECRET, algorithm: 'HS256' })({ sub: 'bench' })
 const AUTH = { authorization: `Bearer ${TOKEN}` }
@@ -199,19 +201,27 @@ async function throughput() {
       'GET /book/{id}': { request: () => ({ method: 'GET', path: `/book/${1 + Math.floor(Math.random() * 1000)}` }), headers: AUTH, connections: 16, duration: THROUGHPUT_SECONDS, warmup: 1 },
       'POST /book': { request: () => ({ method: 'POST', path: '/book', body: '{"title":"T","author":"A","year":1}' }), headers: AUTH, connections: 16, duration: THROUGHPUT_SECONDS, warmup: 1 }
     }
-    const results: Record<string, { none_rps: number[]; idle_rps: number[]; errors: number }> = {}
+    const results: Record<string, { none_rps: number[]; idle_rps: number[]; pair_ratios: number[]; errors: number }> = {}
     for (const [name, load] of Object.entries(loads)) {
-      const result = (results[name] = { none_rps: [] as number[], idle_rps: [] as number[], errors: 0 })
-      for (const target of [none, idle, idle, none]) {
-        const measured = await measure(target, load)
-        result.errors += measured.errors
-        ;(target === none ? result.none_rps : result.idle_rps).push(measured.rps)
+      const result = (results[name] = { none_rps: [] as number[], idle_rps: [] as number[], pair_ratios: [] as number[], errors: 0 })
+      for (let pair = 0; pair < PAIRS; pair++) {
+        // Back to back, in alternating order: each pair's ratio sees the same moment of the machine.
+        const order = pair % 2 === 0 ? [none, idle] : [idle, none]
+        const rps = new Map<Target, number>()
+        for (const target of order) {
+          const measured = await measure(target, load)
+          result.errors += measured.errors
+          rps.set(target, measured.rps)
+        }
+        result.none_rps.push(rps.get(none)!)
+        result.idle_rps.push(rps.get(idle)!)
+        result.pair_ratios.push(round(rps.get(idle)! / rps.get(none)!, 3))
       }
     }
     return Object.fromEntries(
       Object.entries(results).map(([name, result]) => {
-        const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length
-        return [name, { ...result, idle_vs_none: round(mean(result.idle_rps) / mean(result.none_rps), 3) }]
+        const sorted = [...result.pair_ratios].sort((a, b) => a - b)
+        return [name, { ...result, idle_vs_none_median: sorted[Math.floor(sorted.length / 2)] }]
       })
     )
   } finally {

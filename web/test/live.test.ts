@@ -27,7 +27,8 @@ describe('the web page: live updates from the real change feed', { timeout: 120_
     page = await (await browser.newContext()).newPage()
     watch = await watchPage(page, server.url)
     await openSignedIn(page, `${server.url}/`, { sub: 'admin', role: 'admin' })
-    await page.locator('.live', { hasText: 'Live' }).waitFor()
+    // The state the page shows once the real feed's stream is open (not "Live updates off").
+    await page.locator('.live.live-live', { hasText: 'Live' }).waitFor()
   })
 
   after(async () => {
