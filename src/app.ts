@@ -6,6 +6,8 @@ import { bookRight } from './auth/roles.js'
 import { TokenGenerations } from './auth/token-generations.js'
 import { createTokenSigner, createTokenVerifier } from './auth/tokens.js'
 import { BODY_VALIDATION_OPTIONS } from './book/validation.js'
+import { ChangeFeed } from './feed/change-feed.js'
+import { tokenLeases } from './feed/token-lease.js'
 import { trustProxyOption, type Config } from './config.js'
 import { apiDocument } from './http/api-document/openapi.js'
 import { clientErrorHandler, trackAnswers } from './http/errors/client-error.js'
@@ -112,13 +114,25 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const origins = corsOrigins(config.CORS_ORIGINS)
   if (origins) await registerCors(app, origins)
   await apiDocument(app)
-  if (config.METRICS_ENABLED) await registerMetrics(app)
+  // One reader of the change log per process, shared by every stream of GET /books/changes.
+  const feed = new ChangeFeed(store.changes, { maxSubscribers: config.FEED_MAX_SUBSCRIBERS, heartbeatSeconds: config.FEED_HEARTBEAT }, app.log)
+  // Before the server stops waiting for answers in progress: the streams would hold it open.
+  app.addHook('preClose', (done) => {
+    feed.close()
+    done()
+  })
+  if (config.METRICS_ENABLED) await registerMetrics(app, feed)
 
   const verify = createTokenVerifier(config.SECRET_TOKEN)
   const generations = new TokenGenerations(store.accounts)
   await app.register(booksRoutes, {
     store,
-    authenticate: config.AUTH_ENABLED ? createAuthHook(verify, bookRight, generations) : undefined
+    authenticate: config.AUTH_ENABLED ? createAuthHook(verify, bookRight, generations) : undefined,
+    feed: {
+      feed,
+      leaseOf: config.AUTH_ENABLED ? tokenLeases(verify, generations) : () => ({}),
+      bufferBytes: config.FEED_BUFFER_BYTES
+    }
   })
   // Account management always needs an admin token, even with AUTH_ENABLED=false.
   await app.register(usersRoutes, { accounts: store.accounts, authenticate: createAuthHook(verify, 'admin', generations), generations })

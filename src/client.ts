@@ -1,10 +1,15 @@
 /**
  * The package entry (`book-service` in package.json "main"/"types"): a small typed client of the
- * service ({@link createClient}) and the Book and Account types. Its imports are types only, so
- * importing it loads no server code.
+ * service ({@link createClient}) and the Book and Account types. Its imports are types, and the
+ * change feed's reader (./client-subscription.ts, with the event-stream parser), so importing it
+ * loads no server code.
  */
 import type { Account, Role } from './account/schema.js'
 import type { Book, BookInput, BookPatch } from './book/schema.js'
+import { followChanges, type BookChangeEvent, type SubscribeOptions } from './client-subscription.js'
+
+/** The change feed's events and `subscribe`'s options (README "Change feed"). */
+export type { BookChangeEvent, SubscribeOptions }
 
 /** The Book types, as the service validates and returns them (src/book/schema.ts). */
 export type { Book, BookInput, BookPatch }
@@ -66,6 +71,13 @@ export interface BookClient {
   updateUser(username: string, change: AccountChange): Promise<Account>
   /** `DELETE /users/{username}` (admin): removes the account (404 `User not found`, 409 `Cannot remove the last admin`). */
   deleteUser(username: string): Promise<void>
+  /**
+   * `GET /books/changes`: calls `options.onChange` with every change from now (or after
+   * `options.after`), reconnecting by itself with `Last-Event-ID` after a break, so none is
+   * missed or repeated. Resolves when `options.signal` aborts; rejects with a
+   * {@link BookServiceError} on 401 (the token expired or was revoked), 403, 400 or 404.
+   */
+  subscribe(options: SubscribeOptions): Promise<void>
 }
 
 /**
@@ -128,6 +140,12 @@ export function createClient(options: ClientOptions): BookClient {
       headers,
       body: body === undefined ? undefined : JSON.stringify(body)
     })
+    const { data } = await envelopeOf<T>(response)
+    return data
+  }
+
+  /** The envelope of `response`; rejects with {@link BookServiceError} for an error or a body that is not one. */
+  async function envelopeOf<T>(response: Response): Promise<Envelope<T>> {
     const requestId = response.headers.get('x-request-id') ?? undefined
     let parsed: unknown
     try {
@@ -137,7 +155,7 @@ export function createClient(options: ClientOptions): BookClient {
     }
     if (!isEnvelope(parsed)) throw new BookServiceError(response.status, 'Unexpected response', requestId)
     if (!response.ok) throw new BookServiceError(response.status, parsed.message, requestId)
-    return parsed.data as T
+    return parsed as Envelope<T>
   }
 
   const bookPath = (id: number) => `/book/${encodeURIComponent(String(id))}`
@@ -161,6 +179,21 @@ export function createClient(options: ClientOptions): BookClient {
     updateUser: (username, change) => call<Account>('PUT', userPath(username), change),
     deleteUser: async (username) => {
       await call<null>('DELETE', userPath(username))
-    }
+    },
+    subscribe: (subscription) =>
+      followChanges(
+        `${base}/books/changes`,
+        (): Record<string, string> => (token === undefined ? {} : { authorization: `Bearer ${token}` }),
+        subscription,
+        fetchImpl,
+        async ({ response }) => {
+          try {
+            await envelopeOf(response)
+          } catch (error) {
+            return error as Error
+          }
+          return new BookServiceError(response.status, 'Unexpected response')
+        }
+      )
   }
 }

@@ -143,6 +143,23 @@ export const settings = {
     description:
       'Most time a connection may keep data waiting to be sent without the client taking any of it (a slow or stalled reader); such connections are dropped.'
   },
+  FEED_MAX_SUBSCRIBERS: {
+    schema: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 10_000 }),
+    accepts: 'an integer from 1 to 1000000',
+    description:
+      'Most change feed streams (GET /books/changes) open at once in one process; further subscribers get 503 `Service unavailable`. Each stream is also a connection: keep it under MAX_CONNECTIONS.'
+  },
+  FEED_HEARTBEAT: {
+    schema: Type.Integer({ minimum: 1, maximum: 3600, default: 15 }),
+    accepts: 'an integer number of seconds from 1 to 3600',
+    description: 'Seconds between two heartbeats (a comment line) on each change feed stream, so proxies and clients see it is alive.'
+  },
+  FEED_BUFFER_BYTES: {
+    schema: Type.Integer({ minimum: 1024, maximum: 67_108_864, default: 262_144 }),
+    accepts: 'an integer number of bytes from 1024 to 67108864',
+    description:
+      'Most bytes of change feed events that may wait unsent to one subscriber (beyond what the operating system buffers); a subscriber that falls further behind is dropped and resumes with Last-Event-ID when it reconnects.'
+  },
   MAX_HEADER_SIZE: {
     schema: Type.Integer({ minimum: 1024, maximum: 1_048_576, default: 16_384 }),
     accepts: 'an integer number of bytes from 1024 to 1048576',

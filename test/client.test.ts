@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { BookServiceError, createClient, type Book } from '../src/client.js'
+import { BookServiceError, createClient, type Book, type BookChangeEvent } from '../src/client.js'
 import { TEST_PASSWORD, signToken } from './support/app.js'
+import { eventually } from './support/client.js'
+import { startProxy } from './support/proxy.js'
 import { removeDirectory, startServer, temporaryDirectory, type RunningServer } from './support/server.js'
 
 /** Resolves with the BookServiceError `promise` rejects with (fails if it resolves or rejects otherwise). */
@@ -116,5 +118,36 @@ describe('the typed client against the real server', () => {
     const error = await failure(client.listBooks())
     assert.equal(error.status, 502)
     assert.equal(error.message, 'Unexpected response')
+  })
+
+  test('subscribe: every change in order, each once, across a break (it resumes with Last-Event-ID by itself); 401 rejects', async () => {
+    const writer = createClient({ baseUrl: server.url, token: signToken() })
+    const proxy = await startProxy({ host: '127.0.0.1', port: server.port })
+    const client = createClient({ baseUrl: `http://127.0.0.1:${proxy.port}`, token: signToken() })
+    const controller = new AbortController()
+    const changes: BookChangeEvent[] = []
+    const reconnects: unknown[] = []
+    const following = client.subscribe({ onChange: (change) => changes.push(change), onReconnect: (reason) => reconnects.push(reason), signal: controller.signal })
+    try {
+      const first = await writer.createBook({ title: 'Subscribed', author: 'A', year: 1 })
+      await eventually('the first change arrives', async () => changes.length === 1)
+      assert.deepEqual(changes[0], { sequence: changes[0]!.sequence, type: 'created', id: first.id, book: first })
+      await proxy.cut()
+      await writer.updateBook(first.id, { year: 2 })
+      await writer.deleteBook(first.id)
+      await proxy.restore()
+      await eventually('the changes made during the break arrive', async () => changes.length === 3)
+      assert.ok(reconnects.length >= 1)
+      assert.deepEqual(changes.map((change) => change.type), ['created', 'updated', 'deleted'])
+      assert.deepEqual(changes.map((change) => change.sequence - changes[0]!.sequence), [0, 1, 2])
+      assert.equal(changes[2]!.book, null)
+    } finally {
+      controller.abort()
+      await following
+      await proxy.close()
+    }
+    const refused = await failure(createClient({ baseUrl: server.url, token: 'not-a-token' }).subscribe({ onChange: () => {} }))
+    assert.equal(refused.status, 401)
+    assert.equal(refused.message, 'Invalid token')
   })
 })

@@ -8,15 +8,16 @@ import { restoreCommand } from './commands/restore.js'
 import { serveCommand } from './commands/serve.js'
 import { tokenCommand } from './commands/token.js'
 import { userCommand } from './commands/user.js'
+import { watchCommand } from './commands/watch.js'
 import { CONFIGURATION_HELP } from './help.js'
 
 /**
  * The `book-service` command line (commander), run by src/book-service.ts: one command per module
  * of ./commands, each registered here the same way, in the order `--help` lists them: `serve`
  * (the default), `token [--sub NAME] [--ttl SECONDS]`, `migrate`, `backup FILE`, `restore FILE`,
- * `export [--format F] [--output FILE]`, `import FILE [--format F] [--keep-ids]` and
- * `user add|list|set-role|passwd|remove`, each with `--help` and `--version`. Exits 1 with one
- * line on stderr on a bad option or configuration.
+ * `export [--format F] [--output FILE]`, `import FILE [--format F] [--keep-ids]`,
+ * `user add|list|set-role|passwd|remove` and `watch [--url URL] [--token T] [--after N]`, each
+ * with `--help` and `--version`. Exits 1 with one line on stderr on a bad option or configuration.
  */
 export function program(): Command {
   const program = new Command('book-service')
@@ -31,7 +32,8 @@ export function program(): Command {
     restoreCommand(),
     exportCommand(),
     importCommand(),
-    userCommand()
+    userCommand(),
+    watchCommand()
   ]
   for (const command of commands) {
     program.addCommand(command.version(packageVersion), { isDefault: command.name() === 'serve' })

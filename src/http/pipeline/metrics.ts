@@ -1,5 +1,13 @@
 import type { FastifyInstance } from 'fastify'
 import type { Registry } from 'prom-client'
+import type { FeedCounters } from '../../feed/subscriber.js'
+
+/** What /metrics reads of the change feed (src/feed/change-feed.ts). */
+export interface FeedMetricsSource {
+  /** Streams open now. */
+  readonly subscribers: number
+  readonly counters: Readonly<FeedCounters>
+}
 
 /** Where the metrics are served. */
 export const METRICS_PATH = '/metrics'
@@ -28,14 +36,16 @@ function processMetrics({ Registry, collectDefaultMetrics }: typeof import('prom
  * Adds Prometheus metrics to `app` (call it before the routes are added): every response is
  * counted in `http_requests_total` and timed in `http_request_duration_seconds`, both labelled by
  * `method`, `route` (the route pattern such as `/book/:id`, or `unmatched`) and `status_code`;
+ * the change feed's `feed_subscribers` (gauge), `feed_events_sent_total` and `feed_dropped_total`
+ * (subscribers dropped for not keeping up) are read from `feed` when scraped;
  * `GET /metrics` serves them with the process metrics in the Prometheus text format
  * (`text/plain; version=0.0.4`). Not behind auth: operators restrict it at the network.
  * prom-client is imported here, so a start with `METRICS_ENABLED=false` never loads it.
  */
-export async function registerMetrics(app: FastifyInstance): Promise<void> {
+export async function registerMetrics(app: FastifyInstance, feed: FeedMetricsSource): Promise<void> {
   // The CommonJS exports object: what Node and the bundle (scripts/bundle.ts) both give as `default`.
   const promClient = (await import('prom-client')).default
-  const { Counter, Histogram, Registry } = promClient
+  const { Counter, Gauge, Histogram, Registry } = promClient
   const registry = new Registry()
   const labelNames = ['method', 'route', 'status_code'] as const
   const requests = new Counter({
@@ -50,6 +60,33 @@ export async function registerMetrics(app: FastifyInstance): Promise<void> {
     labelNames,
     buckets: LATENCY_BUCKETS_SECONDS,
     registers: [registry]
+  })
+
+  new Gauge({
+    name: 'feed_subscribers',
+    help: 'Change feed streams (GET /books/changes) open now in this process.',
+    registers: [registry],
+    collect() {
+      this.set(feed.subscribers)
+    }
+  })
+  new Counter({
+    name: 'feed_events_sent_total',
+    help: 'Change feed events written to subscribers (each event counted once per subscriber).',
+    registers: [registry],
+    collect() {
+      this.reset()
+      this.inc(feed.counters.eventsSent)
+    }
+  })
+  new Counter({
+    name: 'feed_dropped_total',
+    help: 'Change feed subscribers dropped because they fell FEED_BUFFER_BYTES behind.',
+    registers: [registry],
+    collect() {
+      this.reset()
+      this.inc(feed.counters.dropped)
+    }
   })
 
   // Callback style: no promise per response.

@@ -12,6 +12,13 @@ interface Watched {
   exempt: boolean
 }
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** False takes the route out of the send deadline ({@link SEND_DEADLINE_OPT_OUT}). */
+    sendDeadline?: boolean
+  }
+}
+
 /**
  * The route option that takes a route's answers out of the send deadline: `config: { sendDeadline:
  * false }`. For routes whose answer is long-lived and handles its own slow readers (a stream of

@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { guardEveryRoute, type AuthHook } from '../../auth/auth-hook.js'
+import { SEND_DEADLINE_OPT_OUT } from '../../http/pipeline/send-deadline.js'
 import type { BookStore } from '../../storage/book-store.js'
+import { changeFeedHandler, type ChangeFeedRouteOptions } from './changes.js'
 import { bookHandlers } from './handlers.js'
 import { bookRouteSchemas, createdBookLinks } from './schemas.js'
 
@@ -10,11 +12,14 @@ export interface BooksOptions {
   store: BookStore
   /** The `onRequest` hook that authenticates; undefined when `AUTH_ENABLED=false`. */
   authenticate?: AuthHook
+  /** The change feed of GET /books/changes (./changes.ts). */
+  feed: ChangeFeedRouteOptions
 }
 
 /**
  * The five book operations (docs/contract.md "Operations"): POST /book, GET /books, GET /book/{id},
- * PUT /book/{id}, DELETE /book/{id}; handlers in ./handlers.ts, schemas in ./schemas.ts.
+ * PUT /book/{id}, DELETE /book/{id}; handlers in ./handlers.ts, schemas in ./schemas.ts. And the
+ * change feed, GET /books/changes (./changes.ts), behind the same token check as GET /books.
  *
  * Bodies are validated by Fastify against the book schemas, but the result is only attached
  * (`attachValidation`) and reported by the handler, so the order of checks is the contract's:
@@ -30,6 +35,8 @@ export async function booksRoutes(app: FastifyInstance, options: BooksOptions): 
 
   api.post('/book', { attachValidation: true, links: { 201: createdBookLinks }, schema: schemas.create }, handlers.createBook)
   api.get('/books', { schema: schemas.list }, handlers.listBooks)
+  // A stream of events that handles its own slow readers: out of the send deadline.
+  api.get('/books/changes', { config: SEND_DEADLINE_OPT_OUT, schema: schemas.changes }, changeFeedHandler(options.feed))
   api.get('/book/:id', { schema: schemas.read }, handlers.getBook)
   api.put('/book/:id', { attachValidation: true, schema: schemas.update }, handlers.updateBook)
   api.delete('/book/:id', { schema: schemas.delete }, handlers.deleteBook)

@@ -3,6 +3,7 @@ import { Book, BookInput, BookParams, BookPatch } from '../../book/schema.js'
 import { Messages } from '../../http/messages.js'
 import {
   bookNotFoundResponse,
+  errorResponse,
   invalidInputResponse,
   notModifiedResponse,
   preconditionFailedResponse,
@@ -101,6 +102,7 @@ export function bookRouteSchemas() {
         412: preconditionFailedResponse
       }
     },
+    changes: changeFeedSchema,
     delete: {
       tags,
       operationId: 'deleteBook',
@@ -115,5 +117,65 @@ export function bookRouteSchemas() {
         412: preconditionFailedResponse
       }
     }
+  }
+}
+
+/** One event of the change feed, as the API document describes the `data:` line of JSON. */
+const ChangeEventData = Type.Object(
+  {
+    id: Type.Union([Type.Integer(), Type.Null()], { description: 'The id of the book changed; null in `reset`.' }),
+    book: Type.Union([Book, Type.Null()], { description: 'The book as GET /book/{id} answers it after the change; null when deleted and in `reset`.' })
+  },
+  { additionalProperties: false }
+)
+
+/**
+ * GET /books/changes (README "Change feed"): its query, its stream of events (described in the
+ * API document: OpenAPI has no schema language for `text/event-stream`, so the events' `data:`
+ * line is the schema and the framing is told in words) and its own 503.
+ */
+const changeFeedSchema = {
+  tags,
+  operationId: 'watchBookChanges',
+  summary: 'Follow book changes (Server-Sent Events)',
+  description:
+    'A `text/event-stream` of every committed create, update and delete, in order. Each event: `id:` the change\'s ' +
+    'sequence number (strictly increasing), `event:` `created`, `updated`, `deleted` or `reset`, `data:` one line of ' +
+    'JSON `{"id": <book id>, "book": <Book or null>}`. The stream starts with `retry: 1000` and sends a comment line ' +
+    '(`:`) every FEED_HEARTBEAT seconds (15). Start point: the `Last-Event-ID` header (a reconnection: every change ' +
+    'after it, then live ones, with no gap and no duplicate), else `after`, else from now. A start point older than ' +
+    'the changes kept, or newer than the last one, gets one `reset` event (re-read the list; its `id:` is the last ' +
+    'change) and then live changes. The stream ends when the token expires or is revoked, when the service stops, ' +
+    'or when the client falls FEED_BUFFER_BYTES behind; reconnect with `Last-Event-ID`. A reader token may subscribe.',
+  headers: Type.Object(
+    {
+      'last-event-id': Type.Optional(
+        Type.String({ description: 'The `id:` of the last event received: the stream resumes after it (a value that is not a sequence number gets `reset`).' })
+      )
+    },
+    { additionalProperties: true }
+  ),
+  querystring: Type.Object(
+    {
+      after: Type.Optional(
+        Type.String({
+          pattern: '^[0-9]{1,15}$',
+          description: 'For a new subscriber: start after this sequence number (ignored when `Last-Event-ID` is sent).'
+        })
+      )
+    },
+    { additionalProperties: true }
+  ),
+  response: {
+    200: {
+      description: 'The stream of change events (`text/event-stream`); each event\'s `data:` is one line of this JSON.',
+      content: { 'text/event-stream': { schema: ChangeEventData } }
+    },
+    400: invalidInputResponse('`after` is not a sequence number (decimal digits).'),
+    503: errorResponse(
+      503,
+      `\`${Messages.unavailable}\`: this process already has FEED_MAX_SUBSCRIBERS streams open, or is stopping; or the storage cannot be reached.`,
+      [Messages.unavailable]
+    )
   }
 }

@@ -36,7 +36,7 @@ type Query = <Row extends object>(statement: Statement, values: unknown[]) => Pr
  */
 export class PostgresChangeLog implements ChangeLog {
   private readonly listeners = new ChangeListeners(
-    () => this.listen(false),
+    () => this.listen(),
     () => this.stop()
   )
   private listening: pg.Client | undefined
@@ -96,15 +96,15 @@ export class PostgresChangeLog implements ChangeLog {
     }
   }
 
-  /** Opens the listening connection; `woken`: tell the listeners once it is up (after a loss). */
-  private listen(woken: boolean): void {
+  /** Opens the listening connection and tells the listeners once it is up (changes may have committed before). */
+  private listen(): void {
     const client = new pg.Client({ connectionString: this.url, application_name: 'book-service-changes', types })
     this.listening = client
     const retry = () => {
       if (this.listening !== client) return
       this.listening = undefined
       void client.end().catch(() => {})
-      this.reconnect = setTimeout(() => this.listen(true), RECONNECT_MS).unref()
+      this.reconnect = setTimeout(() => this.listen(), RECONNECT_MS).unref()
     }
     client.on('error', retry)
     client.on('end', retry)
@@ -112,6 +112,7 @@ export class PostgresChangeLog implements ChangeLog {
     client
       .connect()
       .then(() => client.query(`LISTEN ${CHANNEL}`))
-      .then(() => woken && this.listeners.wake(), retry)
+      // Commits made before LISTEN took effect sent no notification to this connection: wake once it is up.
+      .then(() => this.listeners.wake(), retry)
   }
 }

@@ -1,0 +1,237 @@
+import type { FastifyBaseLogger } from 'fastify'
+import type { BookChange, ChangeLog } from '../storage/change-log.js'
+import { changeEventText, HEARTBEAT_TEXT, resetEventText } from './event-text.js'
+import type { FeedCounters, FeedSubscriber } from './subscriber.js'
+
+/** Most changes read from the log at once (by the shared reader, and by each catch-up). */
+const PAGE = 1000
+
+/** How often expiry and revocation are checked, and heartbeats considered, in milliseconds. */
+const TICK_MS = 1000
+
+/**
+ * The shortest time between two reads of the shared reader, in milliseconds: changes committed
+ * meanwhile go out together, one write per subscriber for all of them. At 100 writes/s and 10,000
+ * subscribers that is 200,000 socket writes a second instead of up to 1,000,000; it adds at most
+ * this much to an event's delay.
+ */
+const GATHER_MS = 50
+
+/** How long the shared reader waits before trying again after the log could not be read, in milliseconds. */
+const RETRY_READ_MS = 1000
+
+/** The heartbeat, encoded once for every stream. */
+const HEARTBEAT_BYTES = Buffer.from(HEARTBEAT_TEXT)
+
+/** The limits of {@link ChangeFeed} (README "Change feed"; the settings FEED_…). */
+export interface ChangeFeedLimits {
+  /** Most subscribers at once in this process (FEED_MAX_SUBSCRIBERS). */
+  maxSubscribers: number
+  /** Seconds between two heartbeats of a stream (FEED_HEARTBEAT). */
+  heartbeatSeconds: number
+}
+
+/**
+ * Where a new subscriber starts: `undefined` "from now" (only changes committed after it
+ * subscribed), a sequence number (the changes after it: `Last-Event-ID`, or `?after=`), or
+ * `'unknown'` for a `Last-Event-ID` that is no sequence number (answered with `reset`).
+ */
+export type StartPoint = number | 'unknown' | undefined
+
+/**
+ * The change feed of one process (README "Change feed"): ONE reader of the change log fans every
+ * change out to all subscribers. It wakes on the log's `onChanges`, reads `changesAfter(position,
+ * 1000)`, makes each event's text once and writes it to every subscriber that has joined. A
+ * subscriber resuming from an older point first catches up from the log on its own, at its own
+ * pace, then joins; joining happens in the same synchronous step that checks it has reached the
+ * reader's position, and the reader writes a batch and moves its position in one synchronous
+ * step too, so no change falls between the two and none is sent twice (`cursor`).
+ *
+ * Also: one timer for all streams sends heartbeats and ends streams whose token expired or was
+ * revoked; {@link close} ends every stream (shutdown).
+ */
+export class ChangeFeed {
+  /** Counters for /metrics. */
+  readonly counters: FeedCounters = { eventsSent: 0, dropped: 0 }
+  /** Every open stream, catching up or joined (what the limit counts). */
+  private readonly streams = new Set<FeedSubscriber>()
+  /** The streams the shared reader writes to. */
+  private readonly joined = new Set<FeedSubscriber>()
+  /** The sequence number of the last change the shared reader wrote. */
+  private position = 0
+  private started: Promise<void> | undefined
+  private stopListening: (() => void) | undefined
+  private reading = false
+  private again = false
+  /** When the shared reader last started a read (ms, `performance.now()`); a wake before GATHER_MS waits. */
+  private lastRead = Number.NEGATIVE_INFINITY
+  private gathering: NodeJS.Timeout | undefined
+  private closing = false
+  private ticks = 0
+  private timer: NodeJS.Timeout | undefined
+
+  constructor(
+    private readonly log: ChangeLog,
+    private readonly limits: ChangeFeedLimits,
+    private readonly logger: FastifyBaseLogger
+  ) {}
+
+  /** The streams open now. */
+  get subscribers(): number {
+    return this.streams.size
+  }
+
+  /** False when the subscriber limit is reached or the feed is closing (answer 503). */
+  hasRoom(): boolean {
+    return !this.closing && this.streams.size < this.limits.maxSubscribers
+  }
+
+  /**
+   * Adds `subscriber` (its response's head and `retry:` already written) from `start`: a `reset`
+   * first when `start` is older than the log holds or newer than its last change, then the
+   * changes after `start` from the log, then live ones. Resolves once it has joined the shared
+   * stream (or closed meanwhile).
+   */
+  async add(subscriber: FeedSubscriber, start: StartPoint): Promise<void> {
+    this.streams.add(subscriber)
+    subscriber.response.once('close', () => {
+      this.streams.delete(subscriber)
+      this.joined.delete(subscriber)
+    })
+    await this.start()
+    const { trimmedThrough, lastSeq } = await this.log.horizon()
+    if (start === undefined) {
+      subscriber.cursor = lastSeq
+    } else if (start === 'unknown' || start < trimmedThrough || start > lastSeq) {
+      subscriber.cursor = lastSeq
+      subscriber.send(resetEventText(lastSeq), 1)
+    } else {
+      subscriber.cursor = start
+    }
+    while (!subscriber.closed && subscriber.cursor < this.position) {
+      await subscriber.drained()
+      const changes = await this.log.changesAfter(subscriber.cursor, PAGE)
+      if (changes.length === 0 || subscriber.closed) break
+      subscriber.send(changes.map(changeEventText).join(''), changes.length)
+      subscriber.cursor = changes.at(-1)!.seq
+    }
+    if (!subscriber.closed) this.joined.add(subscriber)
+  }
+
+  /**
+   * The number of the last committed change (0 when the log is empty): where a subscriber "from
+   * now" starts.
+   *
+   * @throws StorageUnavailableError when the log cannot be read.
+   */
+  async lastSequence(): Promise<number> {
+    return (await this.log.horizon()).lastSeq
+  }
+
+  /** Ends every stream and stops reading (the service is stopping); new subscribers get 503. */
+  close(): void {
+    this.closing = true
+    this.stopListening?.()
+    clearInterval(this.timer)
+    clearTimeout(this.gathering)
+    for (const subscriber of this.streams) subscriber.end()
+  }
+
+  /** Starts the shared reader at the log's last change, once, on the first subscriber. */
+  private start(): Promise<void> {
+    this.started ??= (async () => {
+      this.stopListening = this.log.onChanges(this.wake)
+      this.position = (await this.log.horizon()).lastSeq
+      this.timer = setInterval(this.tick, TICK_MS)
+      this.timer.unref()
+      this.wake()
+    })()
+    this.started.catch(() => (this.started = undefined))
+    return this.started
+  }
+
+  private readonly wake = (): void => {
+    if (this.closing || this.gathering !== undefined) return
+    if (this.reading) {
+      this.again = true
+      return
+    }
+    const wait = this.lastRead + GATHER_MS - performance.now()
+    if (wait > 0) {
+      this.gathering = setTimeout(() => {
+        this.gathering = undefined
+        this.wake()
+      }, wait)
+      return
+    }
+    void this.read()
+  }
+
+  private async read(): Promise<void> {
+    this.reading = true
+    try {
+      do {
+        this.again = false
+        this.lastRead = performance.now()
+        const changes = await this.log.changesAfter(this.position, PAGE)
+        if (changes.length > 0) this.deliver(changes)
+        if (changes.length === PAGE) this.again = true
+        else if (this.again) break
+      } while (this.again && !this.closing)
+    } catch (error) {
+      this.logger.warn({ err: error }, 'change feed: cannot read the change log; trying again')
+      setTimeout(this.wake, RETRY_READ_MS).unref()
+    } finally {
+      this.reading = false
+    }
+    // Woken while reading: read again, once GATHER_MS has passed since this read started.
+    if (this.again && !this.closing) {
+      this.again = false
+      this.wake()
+    }
+  }
+
+  /** Writes `changes` to every joined subscriber not past them, and moves the position: one synchronous step. */
+  private deliver(changes: BookChange[]): void {
+    const texts = changes.map(changeEventText)
+    // Encoded once: every socket is handed the same bytes (a string would be encoded per socket).
+    const whole = Buffer.from(texts.join(''))
+    const first = changes[0]!.seq
+    const last = changes.at(-1)!.seq
+    for (const subscriber of this.joined) {
+      if (subscriber.cursor >= last) continue
+      if (subscriber.cursor < first) {
+        subscriber.send(whole, changes.length)
+      } else {
+        const rest = texts.filter((_, index) => changes[index]!.seq > subscriber.cursor)
+        subscriber.send(rest.join(''), rest.length)
+      }
+      subscriber.cursor = last
+    }
+    this.position = last
+  }
+
+  /** Every second: tokens expired or revoked end their streams; every FEED_HEARTBEAT seconds, a heartbeat. */
+  private readonly tick = (): void => {
+    this.ticks += 1
+    // A read every second whatever the wake-ups say: a lost notification (a listening connection
+    // that dropped, a commit before LISTEN took effect) delays a change by a second, never more.
+    if (this.streams.size > 0) this.wake()
+    const now = Date.now()
+    const heartbeat = this.ticks % Math.max(1, Math.round((this.limits.heartbeatSeconds * 1000) / TICK_MS)) === 0
+    for (const subscriber of this.streams) {
+      const { expiresAt, isCurrent } = subscriber.lease
+      if (expiresAt !== undefined && expiresAt <= now) {
+        subscriber.end()
+        continue
+      }
+      if (isCurrent) {
+        const current = isCurrent()
+        if (current === false) subscriber.end()
+        else if (current !== true) current.then((yes) => yes || subscriber.end(), () => {})
+        if (current === false) continue
+      }
+      if (heartbeat && !subscriber.congested) subscriber.send(HEARTBEAT_BYTES)
+    }
+  }
+}

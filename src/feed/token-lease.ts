@@ -1,0 +1,40 @@
+import { tokenFromHeader } from '../auth/auth-hook.js'
+import type { TokenGenerations } from '../auth/token-generations.js'
+import { GENERATION_CLAIM, type Claims } from '../auth/tokens.js'
+
+/** How long the token a stream was opened with stays good (README "Change feed"). */
+export interface TokenLease {
+  /** When the token expires (its `exp` claim), in milliseconds since the epoch; undefined: never. */
+  readonly expiresAt?: number
+  /**
+   * Whether the token is still current (not revoked: its account was not deleted and its
+   * password and role did not change); undefined for a token that cannot be revoked.
+   */
+  readonly isCurrent?: () => boolean | Promise<boolean>
+}
+
+/**
+ * Makes the function that reads the lease of an `Authorization` header the bearer hook
+ * (src/auth/auth-hook.ts) has already accepted: its `exp`, and for a POST /login token the
+ * revocation check of {@link TokenGenerations}. A header it cannot read gives an empty lease (the
+ * hook decides who gets in, not this).
+ */
+export function tokenLeases(
+  verify: (token: string) => Claims,
+  generations: Pick<TokenGenerations, 'isCurrent'>
+): (authorization: string | undefined) => TokenLease {
+  return (authorization) => {
+    const token = tokenFromHeader(authorization)
+    if (token === undefined) return {}
+    let claims: Claims
+    try {
+      claims = verify(token)
+    } catch {
+      return {}
+    }
+    const { exp, sub, [GENERATION_CLAIM]: generation } = claims
+    const expiresAt = typeof exp === 'number' ? exp * 1000 : undefined
+    if (typeof sub !== 'string' || typeof generation !== 'string') return { expiresAt }
+    return { expiresAt, isCurrent: () => generations.isCurrent(sub, generation) }
+  }
+}

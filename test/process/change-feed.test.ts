@@ -1,0 +1,134 @@
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import { authHeaders } from '../support/app.js'
+import { openFeed, sequences } from '../support/change-feed.js'
+import { createPostgresDatabase, engines } from '../support/engines.js'
+import { removeDirectory, startServer, temporaryDirectory, type RunningServer } from '../support/server.js'
+import { describeEachEngineServer } from '../support/suite.js'
+
+const auth = authHeaders()
+
+async function send(url: string, method: string, body?: unknown): Promise<number> {
+  const response = await fetch(url, {
+    method,
+    headers: { ...auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body)
+  })
+  await response.arrayBuffer()
+  return response.status
+}
+
+/**
+ * Concurrent creates, then concurrent updates and deletes of them, spread over `urls` (instances
+ * of one database). Resolves with how many changes were made.
+ */
+async function burst(urls: string[], books: number): Promise<number> {
+  const created = await Promise.all(
+    Array.from({ length: books }, async (_, i) => {
+      const url = urls[i % urls.length]!
+      const response = await fetch(`${url}/book`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ title: `Burst ${i}`, author: 'A', year: 2000 })
+      })
+      assert.equal(response.status, 201)
+      return ((await response.json()) as { data: { id: number } }).data.id
+    })
+  )
+  const statuses = await Promise.all(
+    created.flatMap((id, i) => {
+      const url = urls[(i + 1) % urls.length]!
+      const writes = [send(`${url}/book/${id}`, 'PUT', { year: 1000 + i })]
+      if (i % 3 === 0) writes.push(send(`${url}/book/${id}`, 'DELETE'))
+      return writes
+    })
+  )
+  return created.length + statuses.filter((status) => status === 200).length
+}
+
+describeEachEngineServer('GET /books/changes', ({ server }) => {
+  test('every change of a burst of concurrent writes arrives exactly once, in order; a subscriber cut off and resumed misses nothing', async () => {
+    const { url } = server()
+    const whole = await openFeed(url, auth)
+    const cut = await openFeed(url, auth)
+    const writing = burst([url], 50)
+    const seen = await cut.waitFor(5)
+    cut.close()
+    const changes = await writing
+    const all = sequences(await whole.waitFor(changes))
+    const first = all[0]!
+    assert.deepEqual(all, Array.from({ length: changes }, (_, i) => first + i))
+    const lastSeen = seen.at(-1)!.lastEventId
+    const resumed = await openFeed(url, { ...auth, 'last-event-id': lastSeen })
+    const rest = sequences(await resumed.waitFor(all.at(-1)! - Number(lastSeen)))
+    assert.deepEqual([...sequences(seen), ...rest], all)
+    whole.close()
+    resumed.close()
+  })
+})
+
+describe('GET /books/changes and SIGTERM (real process)', () => {
+  for (const { engine, skip } of engines) {
+    test(`[${engine}] SIGTERM ends every stream and the process exits 0 promptly`, { skip }, async () => {
+      const directory = temporaryDirectory()
+      const database = engine === 'postgres' ? await createPostgresDatabase() : undefined
+      try {
+        const server = await startServer({ dataDirectory: directory, env: database ? { DATABASE_URL: database.url } : {} })
+        const feeds = await Promise.all([1, 2, 3].map(() => openFeed(server.url, auth)))
+        assert.ok(feeds.every((feed) => feed.status === 200))
+        const stopping = Date.now()
+        assert.equal(await server.stop(), 0)
+        await Promise.all(feeds.map((feed) => feed.ended))
+        const took = Date.now() - stopping
+        assert.ok(took < 3000, `stopped in ${took} ms`)
+      } finally {
+        await database?.drop()
+        removeDirectory(directory)
+      }
+    })
+  }
+})
+
+// Across processes: every process reads the same durable log (README "Change log"), woken by
+// LISTEN/NOTIFY on PostgreSQL and by `PRAGMA data_version` on one SQLite file.
+const postgres = engines.find(({ engine }) => engine === 'postgres')!
+
+test('[postgres] subscribers on two instances get every change of a burst made through both, exactly once, in order, within 1 s', { skip: postgres.skip }, async () => {
+  const directories = [temporaryDirectory(), temporaryDirectory()]
+  const database = await createPostgresDatabase()
+  const servers: RunningServer[] = []
+  try {
+    for (const directory of directories) servers.push(await startServer({ dataDirectory: directory, env: { DATABASE_URL: database.url } }))
+    const urls = servers.map((server) => server.url)
+    const feeds = await Promise.all(urls.map((url) => openFeed(url, auth)))
+    const changes = await burst(urls, 60)
+    const streams = await Promise.all(feeds.map((feed) => feed.waitFor(changes, 1000 + changes * 20)))
+    const first = sequences(streams[0]!)
+    assert.deepEqual(first, Array.from({ length: changes }, (_, i) => first[0]! + i))
+    assert.deepEqual(streams[1], streams[0])
+    feeds.forEach((feed) => feed.close())
+  } finally {
+    for (const server of servers) assert.equal(await server.stop(), 0)
+    await database.drop()
+    directories.forEach(removeDirectory)
+  }
+})
+
+test('[sqlite] a subscriber gets the changes made through another process on the same file within 1 s', async () => {
+  const directory = temporaryDirectory()
+  const servers: RunningServer[] = []
+  try {
+    servers.push(await startServer({ dataDirectory: directory }))
+    servers.push(await startServer({ dataDirectory: directory }))
+    const [one, two] = servers.map((server) => server.url) as [string, string]
+    const feed = await openFeed(one, auth)
+    const changes = await burst([two], 30)
+    const events = await feed.waitFor(changes, 1000 + changes * 20)
+    const numbers = sequences(events)
+    assert.deepEqual(numbers, Array.from({ length: changes }, (_, i) => numbers[0]! + i))
+    feed.close()
+  } finally {
+    for (const server of servers) assert.equal(await server.stop(), 0)
+    removeDirectory(directory)
+  }
+})
