@@ -57,8 +57,49 @@ function migrations(engine: Engine, sql: SqlTag): Record<string, Migration> {
           .addColumn('updated_at', 'text', (column) => column.notNull())
           .execute()
       }
+    },
+    '0005_idempotency_keys': {
+      // The first answer of each `Idempotency-Key` on POST /book (README "Retries and
+      // Idempotency-Key"), written in the same transaction as the book it created. `subject` is the
+      // token's `sub` claim as JSON text (any claim value is stored unchanged on both engines);
+      // `fingerprint` the SHA-256 of the book the body described; `created_at` ISO 8601 UTC text.
+      async up(db: Kysely<unknown>) {
+        await atomically(db, engine, sql, () => createIdempotencyKeys(db, engine))
+      }
     }
   }
+}
+
+/**
+ * Runs `work` so that it applies entirely or not at all: on PostgreSQL the migrator already runs
+ * each migration in one transaction; on SQLite (DDL is transactional there too) it is wrapped here.
+ */
+async function atomically(db: Kysely<unknown>, engine: Engine, sql: SqlTag, work: () => Promise<void>): Promise<void> {
+  if (engine === 'postgres') return work()
+  await sql`BEGIN IMMEDIATE`.execute(db)
+  try {
+    await work()
+    await sql`COMMIT`.execute(db)
+  } catch (error) {
+    await sql`ROLLBACK`.execute(db)
+    throw error
+  }
+}
+
+/** Migration 0005: the table of `Idempotency-Key` answers, and the index its expiry trims by. */
+async function createIdempotencyKeys(db: Kysely<unknown>, engine: Engine): Promise<void> {
+  await db.schema
+    .createTable('idempotency_keys')
+    .addColumn('subject', 'text', (column) => column.notNull())
+    .addColumn('idempotency_key', 'text', (column) => column.notNull())
+    .addColumn('fingerprint', 'text', (column) => column.notNull())
+    .addColumn('status', 'integer', (column) => column.notNull())
+    .addColumn('book_id', engine === 'postgres' ? 'bigint' : 'integer', (column) => column.notNull())
+    .addColumn('response', 'text', (column) => column.notNull())
+    .addColumn('created_at', 'text', (column) => column.notNull())
+    .addPrimaryKeyConstraint('idempotency_keys_pkey', ['subject', 'idempotency_key'])
+    .execute()
+  await db.schema.createIndex('idempotency_keys_created_at').on('idempotency_keys').column('created_at').execute()
 }
 
 /** Rows folded per batch when 0002 fills the folded columns of existing books. */

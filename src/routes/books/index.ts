@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { guardEveryRoute, type AuthHook } from '../../auth/auth-hook.js'
 import type { BookStore } from '../../storage/book-store.js'
 import { bookHandlers } from './handlers.js'
+import { trimExpiredKeys } from './idempotency.js'
 import { bookRouteSchemas, createdBookLinks } from './schemas.js'
 
 /** Options of the {@link booksRoutes} plugin. */
@@ -27,6 +28,7 @@ export async function booksRoutes(app: FastifyInstance, options: BooksOptions): 
   if (authenticate) guardEveryRoute(api, authenticate)
   const schemas = bookRouteSchemas()
   const handlers = bookHandlers(store)
+  trimExpiredKeys(app, store, app.log)
 
   api.post('/book', { attachValidation: true, links: { 201: createdBookLinks }, schema: schemas.create }, handlers.createBook)
   api.get('/books', { schema: schemas.list }, handlers.listBooks)

@@ -9,6 +9,8 @@ import { countStatement, listStatement } from '../list-sql.js'
 import { postgresAccountStore } from './accounts.js'
 import { QUERY_TIMEOUT_MS, openPool, type PostgresOptions } from './connection.js'
 import { GroupInsert } from './group-insert.js'
+import { idempotentCreates } from './idempotency.js'
+import type { IdempotencyClaim, IdempotentCreate } from '../idempotency.js'
 import { STATEMENTS, statementRunner } from './statements.js'
 
 /**
@@ -24,6 +26,7 @@ export class PostgresBookStore implements BookStore {
   private closed: Promise<void> | undefined
   private readonly query
   private readonly inserts
+  private readonly idempotent
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -31,6 +34,7 @@ export class PostgresBookStore implements BookStore {
   ) {
     this.query = statementRunner(pool, queryTimeoutMs)
     this.inserts = new GroupInsert(this.query)
+    this.idempotent = idempotentCreates(pool, queryTimeoutMs)
     this.accounts = postgresAccountStore(pool, queryTimeoutMs)
   }
 
@@ -47,6 +51,15 @@ export class PostgresBookStore implements BookStore {
   /** Stored by the next group insert (group-insert.ts), with the other creates of this event-loop turn. */
   create(input: BookInput): Promise<Book> {
     return this.inserts.create(input)
+  }
+
+  /** Its own transaction (postgres/idempotency.ts), outside the group insert: the key's lock, lookup, book and answer. */
+  createIdempotent(input: BookInput, claim: IdempotencyClaim): Promise<IdempotentCreate> {
+    return this.idempotent.create(input, claim)
+  }
+
+  trimIdempotencyKeys(before: string): Promise<number> {
+    return this.idempotent.trim(before)
   }
 
   async *list(query?: BookQuery): AsyncIterable<Book> {

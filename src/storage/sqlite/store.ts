@@ -4,6 +4,7 @@ import type { BookFilter, BookQuery } from '../../book/query.js'
 import type { AccountStore } from '../account-store.js'
 import type { BookStore, VersionedBook } from '../book-store.js'
 import { insertValues, patchValues } from '../book-sql.js'
+import type { IdempotencyClaim, IdempotentCreate } from '../idempotency.js'
 import { pagesById, pagesOf } from '../list-pages.js'
 import { countStatement, listStatement } from '../list-sql.js'
 import { sqliteAccountStore } from './accounts.js'
@@ -63,6 +64,15 @@ export class SqliteBookStore implements BookStore {
 
   create(input: BookInput): Promise<Book> {
     return this.writes.write({ op: 'insert', values: insertValues(input) }, () => {})
+  }
+
+  /** One write of the group commit: the key's lookup, the book and the key's answer in its transaction. */
+  createIdempotent(input: BookInput, claim: IdempotencyClaim): Promise<IdempotentCreate> {
+    return this.writes.write({ op: 'insertIdempotent', values: insertValues(input), claim }, () => {})
+  }
+
+  trimIdempotencyKeys(before: string): Promise<number> {
+    return this.writes.write({ op: 'trimIdempotencyKeys', before }, () => {})
   }
 
   async *list(query?: BookQuery): AsyncIterable<Book> {
