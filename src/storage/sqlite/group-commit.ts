@@ -10,6 +10,7 @@ export type WriteOp =
   | { op: 'insert'; values: InsertValues }
   | { op: 'insertIdempotent'; values: InsertValues; claim: IdempotencyClaim }
   | { op: 'trimIdempotencyKeys'; before: string }
+  | { op: 'probe' }
   | { op: 'update'; id: number; values: PatchValues }
   | { op: 'updateIfVersion'; id: number; version: number; values: PatchValues }
   | { op: 'delete'; id: number }
@@ -61,6 +62,12 @@ export function groupCommit(db: Database.Database): (batch: WriteOp[]) => WriteO
       }
       case 'trimIdempotencyKeys':
         return statements.trimIdempotencyKeys.run(write.before).changes
+      case 'probe':
+        // Readiness after a failed write: a row written and removed in the batch's transaction
+        // leaves its page dirty, so the commit writes and syncs the log like any write.
+        statements.probeWrite.run()
+        statements.probeErase.run()
+        return true
       case 'update':
         return statements.update.get(...write.values, write.id)
       case 'updateIfVersion':

@@ -9,6 +9,12 @@ const SQL = bookStatements('sqlite')
 /** The statements of `Idempotency-Key` answers on SQLite. */
 const IDEMPOTENCY_SQL = idempotencyStatements('sqlite')
 
+/**
+ * The readiness probe's row: an empty subject, which no request has (a request's subject is JSON
+ * text, never empty), written and removed in one transaction.
+ */
+const PROBE_ROW = "subject = '' AND idempotency_key = ''"
+
 /** `book-service import --keep-ids`: the row's own id, skipped (changes 0) when the id is taken. */
 const INSERT_KEEPING_ID = `INSERT OR IGNORE INTO books (id, ${STORED_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)`
 
@@ -34,6 +40,9 @@ export interface SqliteStatements {
   saveIdempotencyKey: Database.Statement<unknown[]>
   /** Removes the answers created before the given time. */
   trimIdempotencyKeys: Database.Statement<[string]>
+  /** The readiness probe's write and its undoing (see `PROBE_ROW`). */
+  probeWrite: Database.Statement
+  probeErase: Database.Statement
   /** `PRAGMA data_version`: changes when another connection (the writer thread, an import) commits. */
   dataVersion: Database.Statement<[], number>
 }
@@ -59,6 +68,10 @@ export function prepareStatements(db: Database.Database): SqliteStatements {
     findIdempotencyKey: db.prepare<[string, string], IdempotencyRow>(IDEMPOTENCY_SQL.find),
     saveIdempotencyKey: db.prepare<unknown[]>(IDEMPOTENCY_SQL.save),
     trimIdempotencyKeys: db.prepare<[string]>(IDEMPOTENCY_SQL.trim),
+    probeWrite: db.prepare(
+      "INSERT OR REPLACE INTO idempotency_keys (subject, idempotency_key, fingerprint, status, book_id, response, created_at) VALUES ('', '', '', 0, 0, '', '')"
+    ),
+    probeErase: db.prepare(`DELETE FROM idempotency_keys WHERE ${PROBE_ROW}`),
     dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck()
   }
 }
