@@ -1,15 +1,23 @@
 import type { Kysely, Migration, MigrationProvider, sql as Sql } from 'kysely'
 import { foldText } from '../book/fold.js'
 import type { Engine } from './engine.js'
+import { assertOlderReleaseMayRun, executedMigrations, recordCompatibility } from './schema-compatibility.js'
 
 /** Kysely's `sql` template tag, passed in so Kysely is loaded only when something is migrated. */
 type SqlTag = typeof Sql
 
 /**
- * The one migration history of both engines, in order (names sort in application order).
- * A migration is never edited once released: add a new one instead.
+ * A migration and its compatibility mark (schema-compatibility.ts): `olderReleasesMayRun: true`
+ * when releases that do not know it may keep running on the database once it is applied (it only
+ * adds what older code never touches); absent means they may not.
  */
-function migrations(engine: Engine, sql: SqlTag): Record<string, Migration> {
+type MarkedMigration = Migration & { olderReleasesMayRun?: true }
+
+/**
+ * The one migration history of both engines, in order (names sort in application order).
+ * A migration is never edited once released: add a new one instead, with its mark.
+ */
+function migrations(engine: Engine, sql: SqlTag): Record<string, MarkedMigration> {
   return {
     '0001_create_books': {
       async up(db: Kysely<unknown>) {
@@ -42,6 +50,7 @@ function migrations(engine: Engine, sql: SqlTag): Record<string, Migration> {
       }
     },
     '0003_accounts': {
+      olderReleasesMayRun: true,
       // Accounts and their roles. `username_key` is the lower-cased NFC username (unique
       // ignoring case); `generation` changes on every password or role change (token revocation).
       // Times are ISO 8601 UTC text on both engines, written by the service.
@@ -59,6 +68,7 @@ function migrations(engine: Engine, sql: SqlTag): Record<string, Migration> {
       }
     },
     '0005_idempotency_keys': {
+      olderReleasesMayRun: true,
       // The first answer of each `Idempotency-Key` on POST /book (README "Retries and
       // Idempotency-Key"), written in the same transaction as the book it created. `subject` is the
       // token's `sub` claim as JSON text (any claim value is stored unchanged on both engines);
@@ -169,13 +179,28 @@ export function isUpToDate(applied: readonly string[]): boolean {
  * Applies every pending migration (versioned in the `kysely_migration` table). Safe when several
  * instances start at once: on PostgreSQL Kysely holds an advisory lock while it migrates.
  *
+ * First it records the compatibility mark of each migration it knows (schema-compatibility.ts).
+ * Migrations applied by a newer release that this one does not know are accepted when each is
+ * marked additive (given to Kysely as already applied, so its history check passes), and refused
+ * otherwise.
+ *
  * @returns the names of the migrations applied by this call (empty when up to date).
+ * @throws {SchemaAheadError} when a newer release applied a migration this one may not run after.
  * @throws the migration's error when one fails (that migration is rolled back).
  */
 export async function migrateToLatest(db: Kysely<unknown>, engine: Engine): Promise<string[]> {
   const { Migrator, sql } = await import('kysely')
-  const provider: MigrationProvider = { getMigrations: async () => migrations(engine, sql) }
-  const { error, results } = await new Migrator({ db, provider }).migrateToLatest()
-  if (error) throw error
-  return (results ?? []).filter((result) => result.status === 'Success').map((result) => result.migrationName)
+  const known = migrations(engine, sql)
+  await recordCompatibility(db, engine, sql, Object.fromEntries(Object.entries(known).map(([name, migration]) => [name, migration.olderReleasesMayRun === true])))
+  for (let attempt = 1; ; attempt++) {
+    const unknown = (await executedMigrations(db, sql)).filter((name) => !Object.hasOwn(known, name))
+    await assertOlderReleaseMayRun(db, sql, unknown)
+    const applied = Object.fromEntries(unknown.map((name) => [name, { up: async () => {} }]))
+    const provider: MigrationProvider = { getMigrations: async () => ({ ...known, ...applied }) }
+    const { error, results } = await new Migrator({ db, provider, allowUnorderedMigrations: true }).migrateToLatest()
+    // Another instance of a newer release applied a migration since the history was read: read it again.
+    if (error && attempt === 1 && /previously executed migration .* is missing/.test(String(error))) continue
+    if (error) throw error
+    return (results ?? []).filter((result) => result.status === 'Success').map((result) => result.migrationName)
+  }
 }
