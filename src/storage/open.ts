@@ -33,8 +33,8 @@ function postgresOptions(config: DatabaseSettings, onRetry?: RetryListener): Pos
  * @param onRetry told of each start-up retry while PostgreSQL is unreachable.
  * @param onConnectionError told when a pooled PostgreSQL connection fails between requests
  *   (already discarded; the next query reconnects).
- * @param onWriteHealth told when SQLite writes start failing (the error) and when they work again
- *   (undefined).
+ * @param onWriteHealth told when writes start failing (the error: a full disk, a read-only or
+ *   removed database) and when they work again (undefined).
  * @throws when the storage cannot be opened (after the retry time) or migrated.
  */
 export async function openStore(
@@ -45,7 +45,7 @@ export async function openStore(
 ): Promise<BookStore> {
   if (engineOf(config.DATABASE_URL) === 'sqlite') return SqliteBookStore.open(config.DATABASE_URL, { onWriteHealth })
   const { PostgresBookStore } = await import('./postgres/store.js')
-  return PostgresBookStore.open(config.DATABASE_URL, { ...postgresOptions(config, onRetry), onConnectionError })
+  return PostgresBookStore.open(config.DATABASE_URL, { ...postgresOptions(config, onRetry), onConnectionError, onWriteHealth })
 }
 
 /** The accounts of a database opened for them alone, and how to close it. */

@@ -3,14 +3,16 @@ import { execFileSync } from 'node:child_process'
 import { appendFileSync, existsSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, describe, test } from 'node:test'
+import pg from 'pg'
 import { authHeaders } from '../support/app.js'
+import { createPostgresDatabase, postgresSkipReason } from '../support/engines.js'
 import { removeDirectory, startServer, temporaryDirectory, type RunningServer } from '../support/server.js'
 
 /**
  * Readiness follows whether writes work (README "Readiness"), on the real process with SQLite:
  * a database file or log removed under the service is noticed (writes 503, `/readyz` 503, one log
  * line, what was committed kept, no id handed out twice after a restart); a full disk makes writes
- * and `/readyz` 503 until a write can be made again.
+ * and `/readyz` 503 until a write can be made again; so does a PostgreSQL database made read-only.
  */
 const auth = { ...authHeaders(), 'content-type': 'application/json' }
 const unavailable = { status: 503, message: 'Service unavailable', data: null }
@@ -163,4 +165,42 @@ describe('a full disk (real process) [sqlite]', () => {
       }
     }
   )
+})
+
+describe('a PostgreSQL database that answers but refuses writes (real process) [postgres]', () => {
+  test('made read-only: writes 503 and /readyz 503 (reads go on); writable again: ready and writing', { skip: postgresSkipReason }, async () => {
+    const database = await createPostgresDatabase()
+    const directory = temporaryDirectory()
+    const admin = new pg.Client({ connectionString: database.url })
+    let server: RunningServer | undefined
+    /** Sets the database's read-only default and ends its sessions, so the service's next connections get it. */
+    const readOnly = async (on: boolean) => {
+      const name = new URL(database.url).pathname.slice(1)
+      await admin.query(`ALTER DATABASE "${name}" SET default_transaction_read_only = ${on ? 'on' : 'off'}`)
+      await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [name])
+    }
+    try {
+      await admin.connect()
+      server = await startServer({ dataDirectory: directory, env: { DATABASE_URL: database.url } })
+      assert.equal((await post(server, 'before')).status, 201)
+      await readOnly(true)
+      const running = server
+      // The first request after the sessions ended may meet a dropped connection (503 as well).
+      assert.ok(await eventually(async () => (await post(running, 'refused')).status === 503 && (await ready(running)) === 503))
+      assert.deepEqual(await post(server, 'refused'), { status: 503, body: unavailable })
+      assert.equal(await ready(server), 503)
+      assert.deepEqual((await titles(server)).map((book) => book.title), ['before'], 'reads go on')
+      assert.ok(await eventually(async () => /writes failing, not ready/.test(running.stdout())), running.stdout())
+
+      await readOnly(false)
+      assert.ok(await eventually(async () => (await ready(running)) === 200), 'ready again once writes are stored')
+      assert.equal((await post(server, 'after')).status, 201)
+      assert.deepEqual((await titles(server)).map((book) => book.title), ['before', 'after'])
+    } finally {
+      if (server) assert.equal(await server.stop(), 0)
+      await admin.end()
+      await database.drop()
+      removeDirectory(directory)
+    }
+  })
 })

@@ -9,7 +9,9 @@ import { countStatement, listStatement } from '../list-sql.js'
 import { postgresAccountStore } from './accounts.js'
 import { QUERY_TIMEOUT_MS, openPool, type PostgresOptions } from './connection.js'
 import { GroupInsert } from './group-insert.js'
+import { isWriteRefused } from './errors.js'
 import { idempotentCreates } from './idempotency.js'
+import { probeWrite } from './write-probe.js'
 import type { IdempotencyClaim, IdempotentCreate } from '../idempotency.js'
 import { STATEMENTS, statementRunner } from './statements.js'
 
@@ -27,12 +29,17 @@ export class PostgresBookStore implements BookStore {
   private readonly query
   private readonly inserts
   private readonly idempotent
+  /** The last write refusal (read-only, disk full), until a probe write succeeds: not ready meanwhile. */
+  private refused: Error | undefined
 
   private constructor(
     private readonly pool: pg.Pool,
-    queryTimeoutMs: number
+    private readonly queryTimeoutMs: number,
+    private readonly onWriteHealth: (failure: Error | undefined) => void
   ) {
-    this.query = statementRunner(pool, queryTimeoutMs)
+    const run = statementRunner(pool, queryTimeoutMs)
+    this.query = <Row extends pg.QueryResultRow>(statement: Parameters<typeof run>[0], values: unknown[]) =>
+      run<Row>(statement, values).catch((error: unknown) => this.noted(error))
     this.inserts = new GroupInsert(this.query)
     this.idempotent = idempotentCreates(pool, queryTimeoutMs)
     this.accounts = postgresAccountStore(pool, queryTimeoutMs)
@@ -44,8 +51,8 @@ export class PostgresBookStore implements BookStore {
    *
    * @throws the last connection error once the start-up time is up, or a migration error at once.
    */
-  static async open(url: string, options: PostgresOptions): Promise<PostgresBookStore> {
-    return new PostgresBookStore(await openPool(url, options), options.queryTimeoutMs ?? QUERY_TIMEOUT_MS)
+  static async open(url: string, options: PostgresOptions & { onWriteHealth?: (failure: Error | undefined) => void }): Promise<PostgresBookStore> {
+    return new PostgresBookStore(await openPool(url, options), options.queryTimeoutMs ?? QUERY_TIMEOUT_MS, options.onWriteHealth ?? (() => {}))
   }
 
   /** Stored by the next group insert (group-insert.ts), with the other creates of this event-loop turn. */
@@ -55,7 +62,7 @@ export class PostgresBookStore implements BookStore {
 
   /** Its own transaction (postgres/idempotency.ts), outside the group insert: the key's lock, lookup, book and answer. */
   createIdempotent(input: BookInput, claim: IdempotencyClaim): Promise<IdempotentCreate> {
-    return this.idempotent.create(input, claim)
+    return this.idempotent.create(input, claim).catch((error: unknown) => this.noted(error))
   }
 
   trimIdempotencyKeys(before: string): Promise<number> {
@@ -112,8 +119,25 @@ export class PostgresBookStore implements BookStore {
     return undefined
   }
 
+  /**
+   * Ready when the database answers and, after a write was refused (read-only, disk full), once a
+   * probe write succeeds again (write-probe.ts).
+   */
   async ping(): Promise<void> {
     await this.query(STATEMENTS.ping, [])
+    if (!this.refused) return
+    await probeWrite(this.pool, this.queryTimeoutMs)
+    this.refused = undefined
+    this.onWriteHealth(undefined)
+  }
+
+  /** Notes a write refusal (told once, until a probe succeeds), then rethrows `error`. */
+  private noted(error: unknown): never {
+    if (isWriteRefused(error)) {
+      if (!this.refused) this.onWriteHealth(error as Error)
+      this.refused = error as Error
+    }
+    throw error
   }
 
   /**
