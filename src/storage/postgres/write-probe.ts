@@ -1,5 +1,5 @@
 import type pg from 'pg'
-import { classified } from './errors.js'
+import { inTransaction } from './transaction.js'
 
 /** The probe's row: an empty subject, which no request has (a request's subject is JSON text, never empty). */
 const PROBE_ROW = "subject = '' AND idempotency_key = ''"
@@ -13,23 +13,9 @@ const PROBE_ROW = "subject = '' AND idempotency_key = ''"
  * @throws the classified error (`StorageUnavailableError` when unreachable or refusing writes).
  */
 export async function probeWrite(pool: pg.Pool, queryTimeoutMs: number): Promise<void> {
-  let client: pg.PoolClient
-  try {
-    client = await pool.connect()
-  } catch (error) {
-    throw classified(error)
-  }
-  const run = (text: string) => client.query({ text, query_timeout: queryTimeoutMs } as pg.QueryConfig)
-  try {
-    await run('BEGIN')
-    await run(`INSERT INTO idempotency_keys (subject, idempotency_key, fingerprint, status, book_id, response, created_at)
+  await inTransaction(pool, queryTimeoutMs, async (query) => {
+    await query(`INSERT INTO idempotency_keys (subject, idempotency_key, fingerprint, status, book_id, response, created_at)
       VALUES ('', '', '', 0, 0, '', '') ON CONFLICT DO NOTHING`)
-    await run(`DELETE FROM idempotency_keys WHERE ${PROBE_ROW}`)
-    await run('COMMIT')
-    client.release()
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => {})
-    client.release(true)
-    throw classified(error)
-  }
+    await query(`DELETE FROM idempotency_keys WHERE ${PROBE_ROW}`)
+  })
 }
