@@ -23,6 +23,11 @@ export interface SubscribeOptions {
   signal?: AbortSignal
   /** Told of each break (network failure, the stream ended, 503) before reconnecting. */
   onReconnect?: (reason: unknown) => void
+  /**
+   * Told each time the stream is open: from then on every change committed is delivered (to
+   * show a list and keep it current, read the list after the first call).
+   */
+  onOpen?: () => void
 }
 
 /** An answer that reconnecting cannot fix (401, 403, 404, 400): `subscribe` rejects with it. */
@@ -88,13 +93,15 @@ export async function followChanges(
         const parser = new EventStreamParser()
         parser.lastEventId = lastEventId
         const decoder = new TextDecoder()
+        options.onOpen?.()
         for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
           for (const event of parser.push(decoder.decode(chunk, { stream: true }))) {
             const change = changeOf(event)
-            lastEventId = event.lastEventId
             breaks = 0
             if (change) options.onChange(change)
           }
+          // The stream's opening `id:` (its start point) counts too, before any change arrived.
+          lastEventId = parser.lastEventId
           retry = parser.retry ?? retry
         }
         reason = new Error('the stream ended')

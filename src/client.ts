@@ -53,8 +53,14 @@ export interface ClientOptions {
 export interface BookClient {
   /** `POST /login`: gets a token for `username` and `password` and uses it for the next calls. */
   login(username: string, password: string): Promise<LoginResult>
-  /** `POST /book`: stores a book; resolves with it, id included. */
-  createBook(input: BookInput): Promise<Book>
+  /**
+   * `POST /book`: stores a book; resolves with it, id included. With `options.idempotencyKey` (e.g.
+   * `crypto.randomUUID()`, kept for the retries of this one create) the call may be repeated after
+   * a timeout, a network error or a 503 without creating a second book: a repeat gets the first
+   * answer (README "Retries and Idempotency-Key"); 409 `Request in progress` while the first is
+   * still being stored, 422 when the key was used for another book.
+   */
+  createBook(input: BookInput, options?: { idempotencyKey?: string }): Promise<Book>
   /** `GET /books`: every book, by id ascending. */
   listBooks(): Promise<Book[]>
   /** `GET /book/{id}`: the book, or a 404 `Book not found` error. */
@@ -131,8 +137,8 @@ export function createClient(options: ClientOptions): BookClient {
   const fetchImpl = options.fetch ?? globalThis.fetch
   let token = options.token
 
-  async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const headers: Record<string, string> = { accept: 'application/json' }
+  async function call<T>(method: string, path: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<T> {
+    const headers: Record<string, string> = { accept: 'application/json', ...extraHeaders }
     if (token !== undefined) headers.authorization = `Bearer ${token}`
     if (body !== undefined) headers['content-type'] = 'application/json'
     const response = await fetchImpl(`${base}${path}`, {
@@ -167,7 +173,8 @@ export function createClient(options: ClientOptions): BookClient {
       token = result.token
       return result
     },
-    createBook: (input) => call<Book>('POST', '/book', input),
+    createBook: (input, createOptions) =>
+      call<Book>('POST', '/book', input, createOptions?.idempotencyKey === undefined ? {} : { 'idempotency-key': createOptions.idempotencyKey }),
     listBooks: () => call<Book[]>('GET', '/books'),
     getBook: (id) => call<Book>('GET', bookPath(id)),
     updateBook: (id, patch) => call<Book>('PUT', bookPath(id), patch),

@@ -95,6 +95,17 @@ describe('the typed client against the real server', () => {
     assert.deepEqual([(await failure(admin.deleteUser('admin'))).message], ['Cannot remove the last admin'])
   })
 
+  test('createBook with an idempotencyKey: a repeat gets the first book, another book with the key is a 422', async () => {
+    const client = createClient({ baseUrl: server.url, token: signToken({ sub: 'retrier' }) })
+    const dune = { title: 'Dune', author: 'Frank Herbert', year: 1965 }
+    const before = (await client.listBooks()).length
+    const first = await client.createBook(dune, { idempotencyKey: 'client-key-1' })
+    assert.deepEqual(await client.createBook(dune, { idempotencyKey: 'client-key-1' }), first)
+    const reused = await failure(client.createBook({ ...dune, year: 1966 }, { idempotencyKey: 'client-key-1' }))
+    assert.deepEqual([reused.status, reused.message], [422, 'Idempotency key reused with a different body'])
+    assert.equal((await client.listBooks()).length, before + 1)
+  })
+
   test('a token given up front is used; invalid input and invalid tokens are typed errors', async () => {
     const client = createClient({ baseUrl: server.url, token: signToken({ sub: 'tests' }) })
     const bad = await failure(client.createBook({ title: '', author: 'x', year: 2000 }))
@@ -127,8 +138,15 @@ describe('the typed client against the real server', () => {
     const controller = new AbortController()
     const changes: BookChangeEvent[] = []
     const reconnects: unknown[] = []
-    const following = client.subscribe({ onChange: (change) => changes.push(change), onReconnect: (reason) => reconnects.push(reason), signal: controller.signal })
+    let opened = 0
+    const following = client.subscribe({
+      onChange: (change) => changes.push(change),
+      onReconnect: (reason) => reconnects.push(reason),
+      onOpen: () => opened++,
+      signal: controller.signal
+    })
     try {
+      await eventually('the stream is open', async () => opened === 1)
       const first = await writer.createBook({ title: 'Subscribed', author: 'A', year: 1 })
       await eventually('the first change arrives', async () => changes.length === 1)
       assert.deepEqual(changes[0], { sequence: changes[0]!.sequence, type: 'created', id: first.id, book: first })

@@ -22,6 +22,18 @@ export function tokenFromHeader(header: string | undefined): string | undefined 
   return token === '' ? undefined : token
 }
 
+/** The verified claims of each authenticated request (a WeakMap: gone with the request). */
+const verifiedClaims = new WeakMap<FastifyRequest, Claims>()
+
+/**
+ * The `sub` claim of the token that authenticated `request` (any JSON value, as signed), or
+ * undefined when the token has none or the route is not behind the bearer hook
+ * (`AUTH_ENABLED=false`). `Idempotency-Key`s are scoped to it (docs/contract.md "Hardening").
+ */
+export function tokenSubject(request: FastifyRequest): unknown {
+  return verifiedClaims.get(request)?.sub
+}
+
 /** The `onRequest` hook {@link createAuthHook} makes (callback style: no promise per request). */
 export type AuthHook = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => void
 
@@ -68,6 +80,7 @@ export function createAuthHook(
     const decide = (current: boolean) => {
       if (!current) return done(new HttpError(401, Messages.invalidToken))
       if (!allows(claims, needed(request.method))) return done(new HttpError(403, Messages.forbidden))
+      verifiedClaims.set(request, claims)
       done()
     }
     if (gen === undefined) return decide(true)

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { BookChange, ChangeLog } from '../storage/change-log.js'
-import { changeEventText, HEARTBEAT_TEXT, resetEventText } from './event-text.js'
+import { changeEventText, HEARTBEAT_TEXT, positionText, resetEventText } from './event-text.js'
 import type { FeedCounters, FeedSubscriber } from './subscriber.js'
 
 /** Most changes read from the log at once (by the shared reader, and by each catch-up). */
@@ -108,6 +108,7 @@ export class ChangeFeed {
     } else {
       subscriber.cursor = start
     }
+    subscriber.send(positionText(subscriber.cursor), 0)
     while (!subscriber.closed && subscriber.cursor < this.position) {
       await subscriber.drained()
       const changes = await this.log.changesAfter(subscriber.cursor, PAGE)

@@ -21,8 +21,22 @@ export class EventStreamParser {
   private type = ''
   private data = ''
   private hasData = false
-  /** The last event id so far (kept across events, as the standard says). */
-  lastEventId = ''
+  /** The `id:` field seen last; it becomes {@link lastEventId} at the end of its block. */
+  private idBuffer = ''
+  private committedId = ''
+  /**
+   * The last event id (what `Last-Event-ID` resends on reconnection): the last `id:` of a block
+   * that ended with its empty line, with data or not, as the standard's dispatch sets it. An
+   * `id:` whose block was cut off does not count: its event never arrived. Set it to carry the
+   * id of an earlier connection over to a new parser.
+   */
+  get lastEventId(): string {
+    return this.committedId
+  }
+  set lastEventId(value: string) {
+    this.committedId = value
+    this.idBuffer = value
+  }
   /** The reconnection delay the stream asked for (`retry:`), in milliseconds. */
   retry?: number
 
@@ -70,7 +84,7 @@ export class EventStreamParser {
         this.hasData = true
         break
       case 'id':
-        if (!value.includes('\u0000')) this.lastEventId = value
+        if (!value.includes('\u0000')) this.idBuffer = value
         break
       case 'retry':
         if (/^[0-9]+$/.test(value)) this.retry = Number(value)
@@ -80,6 +94,7 @@ export class EventStreamParser {
   }
 
   private dispatch(): StreamEvent | undefined {
+    this.committedId = this.idBuffer
     const event = this.hasData ? { type: this.type || 'message', data: this.data, lastEventId: this.lastEventId } : undefined
     this.type = ''
     this.data = ''

@@ -9,6 +9,16 @@ export const RETRY_MS = 1000
 /** The first bytes of every stream: the reconnection delay (no event: there is no `data:`). */
 export const RETRY_TEXT = `retry: ${RETRY_MS}\n\n`
 
+/**
+ * Where the stream continues from, as the last event id alone (a block without `data:` is no
+ * event, but it sets the id `Last-Event-ID` resends): sent once the start is settled, so a client
+ * that loses the stream before the first change resumes from there instead of "from now" again,
+ * which would skip the changes of the break. `0` (an empty log) resumes from the first change.
+ */
+export function positionText(seq: number): string {
+  return `id: ${seq}\n\n`
+}
+
 /** A comment line, sent as the heartbeat so proxies and clients see the connection is alive. */
 export const HEARTBEAT_TEXT = ':\n\n'
 

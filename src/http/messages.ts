@@ -27,7 +27,9 @@ export const Messages = {
   userDeleted: 'User deleted successfully',
   userExists: 'User already exists',
   userNotFound: 'User not found',
-  lastAdmin: 'Cannot remove the last admin'
+  lastAdmin: 'Cannot remove the last admin',
+  requestInProgress: 'Request in progress',
+  idempotencyKeyReused: 'Idempotency key reused with a different body'
 } as const
 
 /** The message used for a status when nothing more specific applies (framework-made errors). */

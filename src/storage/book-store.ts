@@ -2,6 +2,7 @@ import type { BookFilter, BookQuery } from '../book/query.js'
 import type { Book, BookInput, BookPatch } from '../book/schema.js'
 import type { AccountStore } from './account-store.js'
 import type { ChangeLog } from './change-log.js'
+import type { IdempotencyClaim, IdempotentCreate } from './idempotency.js'
 
 /**
  * Where books live. Implemented by the SQLite store (embedded default) and the PostgreSQL store.
@@ -21,6 +22,20 @@ export interface BookStore {
   readonly changes: ChangeLog
   /** Stores a new book and returns it with its newly assigned id (ascending, never reused). */
   create(input: BookInput): Promise<Book>
+  /**
+   * {@link create} under an `Idempotency-Key` (docs/contract.md "Hardening"): in one transaction,
+   * the key's stored answer is looked up and, when there is none (or it expired), the book and the
+   * key's answer are stored together. See {@link IdempotentCreate} for the outcomes; `inProgress`
+   * when another instance holds the key's transaction right now (PostgreSQL; SQLite serialises
+   * the writers of a file, so the later one replays).
+   */
+  createIdempotent(input: BookInput, claim: IdempotencyClaim): Promise<IdempotentCreate>
+  /**
+   * Removes the stored `Idempotency-Key` answers created before `before` (ISO 8601 UTC).
+   *
+   * @returns how many were removed.
+   */
+  trimIdempotencyKeys(before: string): Promise<number>
   /**
    * Without `query`: every book, ordered by id ascending, yielded in pages so memory stays flat.
    * With `query`: the books matching its filters, in its order, after its cursor, at most

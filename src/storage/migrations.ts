@@ -1,15 +1,23 @@
 import type { Kysely, Migration, MigrationProvider, sql as Sql } from 'kysely'
 import { foldText } from '../book/fold.js'
 import type { Engine } from './engine.js'
+import { assertOlderReleaseMayRun, executedMigrations, recordCompatibility } from './schema-compatibility.js'
 
 /** Kysely's `sql` template tag, passed in so Kysely is loaded only when something is migrated. */
 type SqlTag = typeof Sql
 
 /**
- * The one migration history of both engines, in order (names sort in application order).
- * A migration is never edited once released: add a new one instead.
+ * A migration and its compatibility mark (schema-compatibility.ts): `olderReleasesMayRun: true`
+ * when releases that do not know it may keep running on the database once it is applied (it only
+ * adds what older code never touches); absent means they may not.
  */
-function migrations(engine: Engine, sql: SqlTag): Record<string, Migration> {
+type MarkedMigration = Migration & { olderReleasesMayRun?: true }
+
+/**
+ * The one migration history of both engines, in order (names sort in application order).
+ * A migration is never edited once released: add a new one instead, with its mark.
+ */
+function migrations(engine: Engine, sql: SqlTag): Record<string, MarkedMigration> {
   return {
     '0001_create_books': {
       async up(db: Kysely<unknown>) {
@@ -42,6 +50,7 @@ function migrations(engine: Engine, sql: SqlTag): Record<string, Migration> {
       }
     },
     '0003_accounts': {
+      olderReleasesMayRun: true,
       // Accounts and their roles. `username_key` is the lower-cased NFC username (unique
       // ignoring case); `generation` changes on every password or role change (token revocation).
       // Times are ISO 8601 UTC text on both engines, written by the service.
@@ -59,11 +68,23 @@ function migrations(engine: Engine, sql: SqlTag): Record<string, Migration> {
       }
     },
     '0004_book_change_log': {
+      // Older releases may run on it: their writes fire the same triggers, so the log stays whole.
+      olderReleasesMayRun: true,
       // The change log (README "Change log"; src/storage/change-log.ts): one row per committed
       // create, update and delete, written by triggers on `books`, so in the same transaction as
       // the change. Books stored before this migration have no history: the log starts here.
       async up(db: Kysely<unknown>) {
         for (const statement of changeLogSchema(engine)) await sql.raw(statement).execute(db)
+      }
+    },
+    '0005_idempotency_keys': {
+      olderReleasesMayRun: true,
+      // The first answer of each `Idempotency-Key` on POST /book (README "Retries and
+      // Idempotency-Key"), written in the same transaction as the book it created. `subject` is the
+      // token's `sub` claim as JSON text (any claim value is stored unchanged on both engines);
+      // `fingerprint` the SHA-256 of the book the body described; `created_at` ISO 8601 UTC text.
+      async up(db: Kysely<unknown>) {
+        await atomically(db, engine, sql, () => createIdempotencyKeys(db, engine))
       }
     }
   }
@@ -128,6 +149,38 @@ function changeLogSchema(engine: Engine): string[] {
     `CREATE CONSTRAINT TRIGGER book_changes_log AFTER INSERT OR UPDATE OR DELETE ON books
       DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION book_changes_log()`
   ]
+}
+
+/**
+ * Runs `work` so that it applies entirely or not at all: on PostgreSQL the migrator already runs
+ * each migration in one transaction; on SQLite (DDL is transactional there too) it is wrapped here.
+ */
+async function atomically(db: Kysely<unknown>, engine: Engine, sql: SqlTag, work: () => Promise<void>): Promise<void> {
+  if (engine === 'postgres') return work()
+  await sql`BEGIN IMMEDIATE`.execute(db)
+  try {
+    await work()
+    await sql`COMMIT`.execute(db)
+  } catch (error) {
+    await sql`ROLLBACK`.execute(db)
+    throw error
+  }
+}
+
+/** Migration 0005: the table of `Idempotency-Key` answers, and the index its expiry trims by. */
+async function createIdempotencyKeys(db: Kysely<unknown>, engine: Engine): Promise<void> {
+  await db.schema
+    .createTable('idempotency_keys')
+    .addColumn('subject', 'text', (column) => column.notNull())
+    .addColumn('idempotency_key', 'text', (column) => column.notNull())
+    .addColumn('fingerprint', 'text', (column) => column.notNull())
+    .addColumn('status', 'integer', (column) => column.notNull())
+    .addColumn('book_id', engine === 'postgres' ? 'bigint' : 'integer', (column) => column.notNull())
+    .addColumn('response', 'text', (column) => column.notNull())
+    .addColumn('created_at', 'text', (column) => column.notNull())
+    .addPrimaryKeyConstraint('idempotency_keys_pkey', ['subject', 'idempotency_key'])
+    .execute()
+  await db.schema.createIndex('idempotency_keys_created_at').on('idempotency_keys').column('created_at').execute()
 }
 
 /** Rows folded per batch when 0002 fills the folded columns of existing books. */
@@ -197,13 +250,28 @@ export function isUpToDate(applied: readonly string[]): boolean {
  * Applies every pending migration (versioned in the `kysely_migration` table). Safe when several
  * instances start at once: on PostgreSQL Kysely holds an advisory lock while it migrates.
  *
+ * First it records the compatibility mark of each migration it knows (schema-compatibility.ts).
+ * Migrations applied by a newer release that this one does not know are accepted when each is
+ * marked additive (given to Kysely as already applied, so its history check passes), and refused
+ * otherwise.
+ *
  * @returns the names of the migrations applied by this call (empty when up to date).
+ * @throws {SchemaAheadError} when a newer release applied a migration this one may not run after.
  * @throws the migration's error when one fails (that migration is rolled back).
  */
 export async function migrateToLatest(db: Kysely<unknown>, engine: Engine): Promise<string[]> {
   const { Migrator, sql } = await import('kysely')
-  const provider: MigrationProvider = { getMigrations: async () => migrations(engine, sql) }
-  const { error, results } = await new Migrator({ db, provider }).migrateToLatest()
-  if (error) throw error
-  return (results ?? []).filter((result) => result.status === 'Success').map((result) => result.migrationName)
+  const known = migrations(engine, sql)
+  await recordCompatibility(db, engine, sql, Object.fromEntries(Object.entries(known).map(([name, migration]) => [name, migration.olderReleasesMayRun === true])))
+  for (let attempt = 1; ; attempt++) {
+    const unknown = (await executedMigrations(db, sql)).filter((name) => !Object.hasOwn(known, name))
+    await assertOlderReleaseMayRun(db, sql, unknown)
+    const applied = Object.fromEntries(unknown.map((name) => [name, { up: async () => {} }]))
+    const provider: MigrationProvider = { getMigrations: async () => ({ ...known, ...applied }) }
+    const { error, results } = await new Migrator({ db, provider, allowUnorderedMigrations: true }).migrateToLatest()
+    // Another instance of a newer release applied a migration since the history was read: read it again.
+    if (error && attempt === 1 && /previously executed migration .* is missing/.test(String(error))) continue
+    if (error) throw error
+    return (results ?? []).filter((result) => result.status === 'Success').map((result) => result.migrationName)
+  }
 }

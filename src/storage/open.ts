@@ -38,17 +38,20 @@ function postgresOptions(config: DatabaseSettings, onRetry?: RetryListener): Pos
  * @param onRetry told of each start-up retry while PostgreSQL is unreachable.
  * @param onConnectionError told when a pooled PostgreSQL connection fails between requests
  *   (already discarded; the next query reconnects).
+ * @param onWriteHealth told when writes start failing (the error: a full disk, a read-only or
+ *   removed database) and when they work again (undefined).
  * @throws when the storage cannot be opened (after the retry time) or migrated.
  */
 export async function openStore(
   config: DatabaseSettings & ChangeLogSettings,
   onRetry?: RetryListener,
-  onConnectionError?: (error: unknown) => void
+  onConnectionError?: (error: unknown) => void,
+  onWriteHealth?: (failure: Error | undefined) => void
 ): Promise<BookStore> {
   const retention = { maxAgeSeconds: config.CHANGE_LOG_MAX_AGE, maxRows: config.CHANGE_LOG_MAX_ROWS }
-  if (engineOf(config.DATABASE_URL) === 'sqlite') return SqliteBookStore.open(config.DATABASE_URL, { retention })
+  if (engineOf(config.DATABASE_URL) === 'sqlite') return SqliteBookStore.open(config.DATABASE_URL, { retention, onWriteHealth })
   const { PostgresBookStore } = await import('./postgres/store.js')
-  return PostgresBookStore.open(config.DATABASE_URL, { ...postgresOptions(config, onRetry), onConnectionError, retention })
+  return PostgresBookStore.open(config.DATABASE_URL, { ...postgresOptions(config, onRetry), onConnectionError, retention, onWriteHealth })
 }
 
 /** The accounts of a database opened for them alone, and how to close it. */

@@ -35,8 +35,10 @@ describe('EventStreamParser (text/event-stream)', () => {
     const { events, parser } = parse(feed)
     assert.deepEqual(events, expected)
     assert.equal(parser.retry, 2500)
-    // The last event is not complete (no blank line yet), but its id is already the last one.
-    assert.equal(parser.lastEventId, '10')
+    // The last event is not complete (no blank line yet): its id counts only once it is, so a
+    // stream cut off here resumes before that event, which never arrived.
+    assert.equal(parser.lastEventId, '9')
+    assert.equal(parse(`${feed}\n\n`).parser.lastEventId, '10')
   })
 
   test('the same events whatever the pieces the stream arrives in (a CR LF split included)', () => {

@@ -2,6 +2,8 @@ import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
 import { describe, test } from 'node:test'
 import { IMPORT_CONCURRENCY, importKeyPrefix, rowKey, runImport } from '../src/transfer/import-run.js'
+import { signToken } from '../../test/support/app.js'
+import { describeEachEngineServer } from '../../test/support/suite.js'
 
 /** A service answering `POST /book` by `answer(body)`, recording each request and the most in flight at once. */
 function service(answer: (body: { title: string }) => number) {
@@ -60,5 +62,27 @@ describe('sending an import', () => {
     assert.ok(requests.length < 40)
     assert.equal(outcome.stored + outcome.unsent.length, 40)
     assert.ok(outcome.unsent.includes(4))
+  })
+})
+
+describeEachEngineServer('re-importing a file after lost answers', ({ server }) => {
+  test('the rows whose answers were lost are sent again and honoured by their keys: no book twice', async () => {
+    const token = signToken({ sub: 'importer' })
+    const content = new TextEncoder().encode(`lost answers ${Date.now()}`)
+    const prefix = importKeyPrefix(content)
+    // The service stores every row, but the answers of every third row never reach the page.
+    let sent = 0
+    const losing = (async (path: string, init: RequestInit) => {
+      const response = await fetch(`${server().url}${path}`, init)
+      if (++sent % 3 === 0) throw new TypeError('fetch failed')
+      return response
+    }) as unknown as typeof globalThis.fetch
+    const first = await runImport({ token, fetch: losing }, rows(30), prefix, () => {})
+    assert.equal(first.stored, 20)
+    assert.equal(first.unsent.length, 10)
+    const again = await runImport({ token, fetch: (async (path: string, init: RequestInit) => fetch(`${server().url}${path}`, init)) as typeof globalThis.fetch }, rows(30), prefix, () => {})
+    assert.deepEqual(again, { stored: 30, refused: [], unsent: [] })
+    const listed = (await (await fetch(`${server().url}/books`, { headers: { authorization: `Bearer ${token}` } })).json()) as { data: { title: string }[] }
+    assert.deepEqual(listed.data.map((book) => book.title).sort(), rows(30).map((row) => row.book.title).sort())
   })
 })

@@ -20,11 +20,19 @@ export async function serve(): Promise<void> {
   let connectionLost = (error: unknown): void => {
     process.stderr.write(`book-service: database connection lost (${(error as Error).message}); reconnecting on the next query\n`)
   }
+  let writeHealth = (failure: Error | undefined): void => {
+    process.stderr.write(`book-service: ${failure ? `writes failing: ${failure.message}` : 'writes work again'}\n`)
+  }
   const store = await openOrExit('cannot open the storage at DATABASE_URL', () =>
-    openStore(config, reportRetry, (error) => connectionLost(error))
+    openStore(config, reportRetry, (error) => connectionLost(error), (failure) => writeHealth(failure))
   )
   const app = await buildApp({ config: { ...config, SECRET_TOKEN: secret, AUTH_PASSWORD: password }, store })
   connectionLost = (error) => app.log.warn({ err: error }, 'database connection lost; reconnecting on the next query')
+  // One line when writes start failing (not ready until one succeeds) and one when they work again.
+  writeHealth = (failure) =>
+    failure
+      ? app.log.error({ err: failure }, `writes failing, not ready: ${failure.message}`)
+      : app.log.info('writes work again: ready')
 
   let stopping = false
   const stop = (signal: string) => {

@@ -7,12 +7,13 @@ import { assertValidBody } from '../../http/pipeline/json-body.js'
 import { Messages } from '../../http/messages.js'
 import type { BookStore } from '../../storage/book-store.js'
 import { bookETag, ifNoneMatchMatches } from './etag.js'
+import { idempotentCreate } from './idempotency.js'
 import { parseListParameters, readListPage, type ListParameters } from './list-query.js'
 import { listBody, sharedList } from './list-stream.js'
 import { bookNotFound, loadForWrite, written } from './load-for-write.js'
 
 type Params = Static<typeof BookParams>
-type CreateBookRequest = FastifyRequest<{ Body: BookInput }>
+type CreateBookRequest = FastifyRequest<{ Body: BookInput; Headers: { 'idempotency-key'?: string } }>
 type ListBooksRequest = FastifyRequest<{ Querystring: ListParameters }>
 type GetBookRequest = FastifyRequest<{ Params: Params }>
 type UpdateBookRequest = FastifyRequest<{ Params: Params; Body: BookPatch }>
@@ -28,14 +29,21 @@ export function bookHandlers(store: BookStore) {
   // serialization), streamed when long, one read of the store shared by requests arriving together,
   // kept while no book changes (when the store can tell).
   const wholeList = sharedList(() => store.list(), () => store.changeMark())
+  const createOnce = idempotentCreate(store)
 
   return {
-    /** POST /book: 400 `Invalid input`, else 201 `Book created successfully` with the stored book. */
+    /**
+     * POST /book: 400 `Invalid input` (the body, or an `Idempotency-Key` that is empty or too long),
+     * else 201 `Book created successfully` with the stored book. With an `Idempotency-Key`: the
+     * key's first answer again, or 409, 422 (./idempotency.ts).
+     */
     async createBook(request: CreateBookRequest, reply: FastifyReply) {
       assertValidBody(request)
       const { title, author, year } = request.body
-      const book = await store.create({ title, author, year })
-      return reply.code(201).send(envelopeOf(201, Messages.created, book))
+      const key = request.headers['idempotency-key']
+      const { status, book } =
+        key === undefined ? { status: 201, book: await store.create({ title, author, year }) } : await createOnce(request, key, { title, author, year })
+      return reply.code(status).send(envelopeOf(status, Messages.created, book))
     },
 
     /**

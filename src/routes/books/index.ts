@@ -5,6 +5,7 @@ import { SEND_DEADLINE_OPT_OUT } from '../../http/pipeline/send-deadline.js'
 import type { BookStore } from '../../storage/book-store.js'
 import { changeFeedHandler, type ChangeFeedRouteOptions } from './changes.js'
 import { bookHandlers } from './handlers.js'
+import { trimExpiredKeys } from './idempotency.js'
 import { bookRouteSchemas, createdBookLinks } from './schemas.js'
 
 /** Options of the {@link booksRoutes} plugin. */
@@ -32,6 +33,7 @@ export async function booksRoutes(app: FastifyInstance, options: BooksOptions): 
   if (authenticate) guardEveryRoute(api, authenticate)
   const schemas = bookRouteSchemas()
   const handlers = bookHandlers(store)
+  trimExpiredKeys(app, store, app.log)
 
   api.post('/book', { attachValidation: true, links: { 201: createdBookLinks }, schema: schemas.create }, handlers.createBook)
   api.get('/books', { schema: schemas.list }, handlers.listBooks)

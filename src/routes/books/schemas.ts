@@ -10,6 +10,7 @@ import {
   successResponse,
   withHeaders
 } from '../../http/api-document/response-schemas.js'
+import { CreateBookHeaders } from './idempotency.js'
 import { ListParameters } from './list-query.js'
 
 /** The `ETag` header as the API document shows it. */
@@ -48,11 +49,18 @@ export function bookRouteSchemas() {
       tags,
       operationId: 'createBook',
       summary: 'Create a book',
-      description: 'Stores a new book and returns it with its assigned id. Unknown fields and `id` in the body are ignored.',
+      description:
+        'Stores a new book and returns it with its assigned id. Unknown fields and `id` in the body are ignored. ' +
+        'With `Idempotency-Key`, a retry of the same request is answered as the first was and creates nothing.',
+      headers: CreateBookHeaders,
       body: BookInput,
       response: {
-        201: successResponse(Book, Messages.created, 'the stored book, with its new id.', 201),
-        400: badBody
+        201: successResponse(Book, Messages.created, 'the stored book, with its new id (or, for a retry with the same `Idempotency-Key`, the first answer\'s book).', 201),
+        400: invalidInputResponse(
+          'the body is not a JSON object, or `title`/`author` is not a string of 1 to 500 characters (not only white space), or `year` is not an integer from -9999 to 9999; or the `Idempotency-Key` is empty or over 255 characters.'
+        ),
+        409: errorResponse(409, `\`${Messages.requestInProgress}\`: a request with this \`Idempotency-Key\` is still being stored; retry later.`, [Messages.requestInProgress]),
+        422: errorResponse(422, `\`${Messages.idempotencyKeyReused}\`: this \`Idempotency-Key\` was used within 24 h with a body describing another book; nothing was stored.`, [Messages.idempotencyKeyReused])
       }
     },
     list: {

@@ -3,8 +3,8 @@ import type { Account } from '../../account/schema.js'
 import { AccountRules, type AccountEngine } from '../account-rules.js'
 import { accountStatements, type AccountStatements } from '../account-sql.js'
 import type { AccountGeneration, AccountStore, StoredAccount } from '../account-store.js'
-import { StorageUnavailableError } from '../book-store.js'
 import { classified } from './errors.js'
+import { inTransaction } from './transaction.js'
 
 /** The account statements on PostgreSQL (placeholders `$n`), from the one description in account-sql.ts. */
 const SQL = accountStatements('postgres')
@@ -32,24 +32,10 @@ class PostgresAccounts implements AccountEngine {
 
   /** Runs `work` in one transaction holding {@link ACCOUNTS_LOCK}; commits, or rolls back on error. */
   async transaction<T>(work: (statements: AccountStatements) => Promise<T>): Promise<T> {
-    let client: pg.PoolClient
-    try {
-      client = await this.pool.connect()
-    } catch (error) {
-      throw classified(error)
-    }
-    try {
-      await this.run(client, 'BEGIN', [])
-      await this.run(client, 'SELECT pg_advisory_xact_lock($1)', [ACCOUNTS_LOCK.toString()])
-      const result = await work(this.statementsOn(client))
-      await this.run(client, 'COMMIT', [])
-      client.release()
-      return result
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => {})
-      client.release(error instanceof StorageUnavailableError ? error : undefined)
-      throw error
-    }
+    return inTransaction(this.pool, this.queryTimeoutMs, async (query, client) => {
+      await query('SELECT pg_advisory_xact_lock($1)', [ACCOUNTS_LOCK.toString()])
+      return work(this.statementsOn(client))
+    })
   }
 
   /** The account statements run on `on`. */

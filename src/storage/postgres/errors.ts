@@ -17,6 +17,18 @@ const UNREACHABLE_CODES = new Set([
 const UNREACHABLE_MESSAGES =
   /Connection terminated|timeout exceeded when trying to connect|connect ECONNREFUSED|not queryable|Query read timeout/i
 
+/**
+ * PostgreSQL error codes of a database that answers but cannot store writes right now: a
+ * read-only transaction (a standby, `default_transaction_read_only`), a full disk, an I/O error.
+ */
+const WRITE_REFUSED_CODES = new Set(['25006', '53100', '58030'])
+
+/** True when `error` (or its cause) says the database cannot store writes right now (README "Readiness"). */
+export function isWriteRefused(error: unknown): boolean {
+  const { code, cause } = error as { code?: string; cause?: unknown }
+  return (code !== undefined && WRITE_REFUSED_CODES.has(code)) || (cause !== undefined && isWriteRefused(cause))
+}
+
 /** True when `error` says the database is unreachable (as opposed to a bug or a bad query). */
 export function isUnreachable(error: unknown): boolean {
   const { code, message } = error as { code?: string; message?: string }
@@ -26,8 +38,10 @@ export function isUnreachable(error: unknown): boolean {
 
 /**
  * The error a failed query is reported as: {@link StorageUnavailableError} (answered 503) when
- * the database is unreachable, the error itself otherwise (answered 500, logged).
+ * the database is unreachable or refuses writes, the error itself otherwise (answered 500, logged).
  */
 export function classified(error: unknown): unknown {
-  return isUnreachable(error) ? new StorageUnavailableError('PostgreSQL is unreachable', { cause: error }) : error
+  if (isUnreachable(error)) return new StorageUnavailableError('PostgreSQL is unreachable', { cause: error })
+  if (isWriteRefused(error)) return new StorageUnavailableError(`PostgreSQL refuses writes: ${(error as Error).message}`, { cause: error })
+  return error
 }

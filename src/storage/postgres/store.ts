@@ -11,6 +11,10 @@ import { postgresAccountStore } from './accounts.js'
 import { PostgresChangeLog } from './change-log.js'
 import { QUERY_TIMEOUT_MS, openPool, type PostgresOptions } from './connection.js'
 import { GroupInsert } from './group-insert.js'
+import { isWriteRefused } from './errors.js'
+import { idempotentCreates } from './idempotency.js'
+import { probeWrite } from './write-probe.js'
+import type { IdempotencyClaim, IdempotentCreate } from '../idempotency.js'
 import { STATEMENTS, statementRunner } from './statements.js'
 
 /**
@@ -28,15 +32,25 @@ export class PostgresBookStore implements BookStore {
   private readonly query
   private readonly inserts
   private readonly retention: NodeJS.Timeout
+  private readonly idempotent
+  /** The last write refusal (read-only, disk full), until a probe write succeeds: not ready meanwhile. */
+  private refused: Error | undefined
+  private readonly queryTimeoutMs: number
 
   private constructor(
     private readonly pool: pg.Pool,
     url: string,
-    options: PostgresOptions & ChangeLogOptions
+    options: PostgresOptions & ChangeLogOptions,
+    private readonly onWriteHealth: (failure: Error | undefined) => void
   ) {
-    this.query = statementRunner(pool, options.queryTimeoutMs ?? QUERY_TIMEOUT_MS)
+    this.queryTimeoutMs = options.queryTimeoutMs ?? QUERY_TIMEOUT_MS
+    const queryTimeoutMs = this.queryTimeoutMs
+    const run = statementRunner(pool, queryTimeoutMs)
+    this.query = <Row extends pg.QueryResultRow>(statement: Parameters<typeof run>[0], values: unknown[]) =>
+      run<Row>(statement, values).catch((error: unknown) => this.noted(error))
     this.inserts = new GroupInsert(this.query)
-    this.accounts = postgresAccountStore(pool, options.queryTimeoutMs ?? QUERY_TIMEOUT_MS)
+    this.idempotent = idempotentCreates(pool, queryTimeoutMs)
+    this.accounts = postgresAccountStore(pool, queryTimeoutMs)
     this.changes = new PostgresChangeLog(url, this.query)
     const retention = options.retention ?? DEFAULT_RETENTION
     this.retention = setInterval(() => void this.trim(retention), options.trimIntervalMs ?? TRIM_INTERVAL_MS).unref()
@@ -50,13 +64,25 @@ export class PostgresBookStore implements BookStore {
    * @param options the pool's options, and the change log's retention (README "Change log").
    * @throws the last connection error once the start-up time is up, or a migration error at once.
    */
-  static async open(url: string, options: PostgresOptions & ChangeLogOptions): Promise<PostgresBookStore> {
-    return new PostgresBookStore(await openPool(url, options), url, options)
+  static async open(
+    url: string,
+    options: PostgresOptions & ChangeLogOptions & { onWriteHealth?: (failure: Error | undefined) => void }
+  ): Promise<PostgresBookStore> {
+    return new PostgresBookStore(await openPool(url, options), url, options, options.onWriteHealth ?? (() => {}))
   }
 
   /** Stored by the next group insert (group-insert.ts), with the other creates of this event-loop turn. */
   create(input: BookInput): Promise<Book> {
     return this.inserts.create(input)
+  }
+
+  /** Its own transaction (postgres/idempotency.ts), outside the group insert: the key's lock, lookup, book and answer. */
+  createIdempotent(input: BookInput, claim: IdempotencyClaim): Promise<IdempotentCreate> {
+    return this.idempotent.create(input, claim).catch((error: unknown) => this.noted(error))
+  }
+
+  trimIdempotencyKeys(before: string): Promise<number> {
+    return this.idempotent.trim(before)
   }
 
   async *list(query?: BookQuery): AsyncIterable<Book> {
@@ -109,8 +135,25 @@ export class PostgresBookStore implements BookStore {
     return undefined
   }
 
+  /**
+   * Ready when the database answers and, after a write was refused (read-only, disk full), once a
+   * probe write succeeds again (write-probe.ts).
+   */
   async ping(): Promise<void> {
     await this.query(STATEMENTS.ping, [])
+    if (!this.refused) return
+    await probeWrite(this.pool, this.queryTimeoutMs)
+    this.refused = undefined
+    this.onWriteHealth(undefined)
+  }
+
+  /** Notes a write refusal (told once, until a probe succeeds), then rethrows `error`. */
+  private noted(error: unknown): never {
+    if (isWriteRefused(error)) {
+      if (!this.refused) this.onWriteHealth(error as Error)
+      this.refused = error as Error
+    }
+    throw error
   }
 
   /**

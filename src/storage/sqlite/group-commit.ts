@@ -3,18 +3,22 @@ import type { Book } from '../../book/schema.js'
 import type { VersionedBook } from '../book-store.js'
 import type { InsertValues, PatchValues } from '../book-sql.js'
 import { isBusy, retryWhileBusy } from './connection.js'
+import { answerFromRow, insertedRow, type IdempotencyClaim, type IdempotentCreate } from '../idempotency.js'
 import { prepareStatements } from './statements.js'
 
 /** One write of the SQLite store, as data (so it can be sent to the writer thread). */
 export type WriteOp =
   | { op: 'insert'; values: InsertValues }
+  | { op: 'insertIdempotent'; values: InsertValues; claim: IdempotencyClaim }
+  | { op: 'trimIdempotencyKeys'; before: string }
+  | { op: 'probe' }
   | { op: 'update'; id: number; values: PatchValues }
   | { op: 'updateIfVersion'; id: number; version: number; values: PatchValues }
   | { op: 'delete'; id: number }
   | { op: 'deleteIfVersion'; id: number; version: number }
 
 /** What a write gives back (see the store's method of the same name). */
-export type WriteResult = Book | VersionedBook | undefined | boolean | 'deleted' | 'missing' | 'stale'
+export type WriteResult = Book | VersionedBook | undefined | boolean | number | IdempotentCreate | 'deleted' | 'missing' | 'stale'
 
 /** What one write gave: its result, or the error it raised (its savepoint was rolled back). */
 export type WriteOutcome = { ok: true; value: WriteResult } | { ok: false; error: WriteError }
@@ -51,6 +55,22 @@ export function groupCommit(db: Database.Database): (batch: WriteOp[]) => WriteO
     switch (write.op) {
       case 'insert':
         return statements.insert.get(...write.values)
+      case 'insertIdempotent': {
+        // The lookup and the writes in the batch's transaction: the book and its key together.
+        const replay = answerFromRow(statements.findIdempotencyKey.get(write.claim.subject, write.claim.key), write.claim)
+        if (replay) return replay
+        const book = statements.insert.get(...write.values)!
+        statements.saveIdempotencyKey.run(...insertedRow(write.claim, book))
+        return { outcome: 'created', status: 201, book }
+      }
+      case 'trimIdempotencyKeys':
+        return statements.trimIdempotencyKeys.run(write.before).changes
+      case 'probe':
+        // Readiness after a failed write: a row written and removed in the batch's transaction
+        // leaves its page dirty, so the commit writes and syncs the log like any write.
+        statements.probeWrite.run()
+        statements.probeErase.run()
+        return true
       case 'update':
         return statements.update.get(...write.values, write.id)
       case 'updateIfVersion':

@@ -2,11 +2,12 @@ import type Database from 'better-sqlite3'
 import type { SqliteDatabase } from 'kysely'
 
 /**
- * The transaction statements a migration may issue itself (migration 0002 wraps its work in one),
- * and what they become inside the one transaction {@link inOneTransaction} runs every pending
+ * The transaction statements a migration may issue itself (migration 0002 wraps its work in one;
+ * Kysely's `db.transaction()` sends `begin`, `commit` and `rollback`), matched without case, and what they become inside the one transaction {@link inOneTransaction} runs every pending
  * migration in: a savepoint, so the migration still applies entirely or not at all.
  */
 const NESTED: Readonly<Record<string, string>> = {
+  BEGIN: 'SAVEPOINT migration',
   'BEGIN IMMEDIATE': 'SAVEPOINT migration',
   COMMIT: 'RELEASE migration',
   ROLLBACK: 'ROLLBACK TO migration'
@@ -22,6 +23,6 @@ const NESTED: Readonly<Record<string, string>> = {
 export function inOneTransaction(db: Database.Database): SqliteDatabase {
   return {
     close: () => {},
-    prepare: (sql) => db.prepare(NESTED[sql.trim()] ?? sql)
+    prepare: (sql) => db.prepare(NESTED[sql.trim().toUpperCase()] ?? sql)
   }
 }

@@ -2,9 +2,18 @@ import type Database from 'better-sqlite3'
 import type { Book } from '../../book/schema.js'
 import type { VersionedBook } from '../book-store.js'
 import { STORED_COLUMNS, bookStatements, type InsertValues, type PatchValues } from '../book-sql.js'
+import { idempotencyStatements, type IdempotencyRow } from '../idempotency.js'
 
 /** The fixed statements on SQLite (placeholders `?`), from the one description in book-sql.ts. */
 const SQL = bookStatements('sqlite')
+/** The statements of `Idempotency-Key` answers on SQLite. */
+const IDEMPOTENCY_SQL = idempotencyStatements('sqlite')
+
+/**
+ * The readiness probe's row: an empty subject, which no request has (a request's subject is JSON
+ * text, never empty), written and removed in one transaction.
+ */
+const PROBE_ROW = "subject = '' AND idempotency_key = ''"
 
 /** `book-service import --keep-ids`: the row's own id, skipped (changes 0) when the id is taken. */
 const INSERT_KEEPING_ID = `INSERT OR IGNORE INTO books (id, ${STORED_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)`
@@ -25,6 +34,15 @@ export interface SqliteStatements {
   delete: Database.Statement<[number]>
   deleteIfVersion: Database.Statement<[number, number]>
   ping: Database.Statement
+  /** The stored answer of an `Idempotency-Key`: subject, key. */
+  findIdempotencyKey: Database.Statement<[string, string], IdempotencyRow>
+  /** Stores a key's answer (see `idempotencyStatements`). */
+  saveIdempotencyKey: Database.Statement<unknown[]>
+  /** Removes the answers created before the given time. */
+  trimIdempotencyKeys: Database.Statement<[string]>
+  /** The readiness probe's write and its undoing (see `PROBE_ROW`). */
+  probeWrite: Database.Statement
+  probeErase: Database.Statement
   /** `PRAGMA data_version`: changes when another connection (the writer thread, an import) commits. */
   dataVersion: Database.Statement<[], number>
 }
@@ -47,6 +65,13 @@ export function prepareStatements(db: Database.Database): SqliteStatements {
     delete: db.prepare<[number]>(SQL.delete),
     deleteIfVersion: db.prepare<[number, number]>(SQL.deleteIfVersion),
     ping: db.prepare(SQL.ping),
+    findIdempotencyKey: db.prepare<[string, string], IdempotencyRow>(IDEMPOTENCY_SQL.find),
+    saveIdempotencyKey: db.prepare<unknown[]>(IDEMPOTENCY_SQL.save),
+    trimIdempotencyKeys: db.prepare<[string]>(IDEMPOTENCY_SQL.trim),
+    probeWrite: db.prepare(
+      "INSERT OR REPLACE INTO idempotency_keys (subject, idempotency_key, fingerprint, status, book_id, response, created_at) VALUES ('', '', '', 0, 0, '', '')"
+    ),
+    probeErase: db.prepare(`DELETE FROM idempotency_keys WHERE ${PROBE_ROW}`),
     dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck()
   }
 }

@@ -2,8 +2,9 @@ import type Database from 'better-sqlite3'
 import type { Book, BookInput, BookPatch } from '../../book/schema.js'
 import type { BookFilter, BookQuery } from '../../book/query.js'
 import type { AccountStore } from '../account-store.js'
-import type { BookStore, VersionedBook } from '../book-store.js'
+import { StorageUnavailableError, type BookStore, type VersionedBook } from '../book-store.js'
 import { insertValues, patchValues } from '../book-sql.js'
+import type { IdempotencyClaim, IdempotentCreate } from '../idempotency.js'
 import { pagesById, pagesOf } from '../list-pages.js'
 import { countStatement, listStatement } from '../list-sql.js'
 import { DEFAULT_RETENTION, TRIM_INTERVAL_MS, type ChangeLogOptions } from '../change-log-retention.js'
@@ -11,14 +12,27 @@ import { changeLogStatements, type HorizonRow } from '../change-log-sql.js'
 import { sqliteAccountStore } from './accounts.js'
 import { SqliteChangeLog } from './change-log.js'
 import { openMigrated } from './connection.js'
+import { watchFileIdentity } from './file-identity.js'
 import { preparedQueries, prepareStatements } from './statements.js'
-import { WriteQueue } from './write-queue.js'
+import { WriteQueue, type WriteHealthListener } from './write-queue.js'
 
 /** The change log's statements on SQLite. */
 const CHANGE_LOG_SQL = changeLogStatements('sqlite')
 
 /** Most books kept in the read cache of {@link SqliteBookStore.get}. */
 const CACHED_BOOKS = 10_000
+
+/** Longest wait for the readiness probe's write, in ms: past it the store is reported not ready. */
+const PROBE_TIMEOUT_MS = 2000
+
+/** Options of {@link SqliteBookStore.open}. */
+export interface SqliteStoreOptions extends ChangeLogOptions {
+  /**
+   * Told when writes start failing (the error: a full or failing disk, a read-only file system,
+   * the database file removed) and when they succeed again (undefined): one log line each.
+   */
+  onWriteHealth?: WriteHealthListener
+}
 
 /**
  * The embedded SQLite {@link BookStore} (better-sqlite3): WAL journal with `synchronous=FULL`
@@ -51,9 +65,13 @@ export class SqliteBookStore implements BookStore {
   /** The highest change-log number the cache was last brought in line with. */
   private seenSeq: number
 
+  /** The readiness probe in flight, shared by the readiness checks that come meanwhile. */
+  private probe: Promise<void> | undefined
+
   private constructor(
     private readonly db: Database.Database,
-    private readonly writes: WriteQueue
+    private readonly writes: WriteQueue,
+    private readonly files: ReturnType<typeof watchFileIdentity> | undefined
   ) {
     this.statements = prepareStatements(db)
     this.query = preparedQueries(db)
@@ -70,14 +88,15 @@ export class SqliteBookStore implements BookStore {
    * (connection.ts: `openMigrated`), then starts its writer thread, which also keeps the change
    * log's retention.
    *
-   * @param options the change log's retention (README "Change log").
+   * @param options the change log's retention (README "Change log"), and who is told of write failures.
    * @throws when the file cannot be created or opened, or a migration fails.
    */
-  static async open(path: string, options: ChangeLogOptions = {}): Promise<SqliteBookStore> {
+  static async open(path: string, options: SqliteStoreOptions = {}): Promise<SqliteBookStore> {
     const db = await openMigrated(path)
     try {
       const writer = { path, retention: options.retention ?? DEFAULT_RETENTION, trimIntervalMs: options.trimIntervalMs ?? TRIM_INTERVAL_MS }
-      return new SqliteBookStore(db, new WriteQueue(writer, db))
+      const files = path === ':memory:' ? undefined : watchFileIdentity(path)
+      return new SqliteBookStore(db, new WriteQueue(writer, db, options.onWriteHealth), files)
     } catch (error) {
       db.close()
       throw error
@@ -86,6 +105,15 @@ export class SqliteBookStore implements BookStore {
 
   create(input: BookInput): Promise<Book> {
     return this.writes.write({ op: 'insert', values: insertValues(input) }, () => {})
+  }
+
+  /** One write of the group commit: the key's lookup, the book and the key's answer in its transaction. */
+  createIdempotent(input: BookInput, claim: IdempotencyClaim): Promise<IdempotentCreate> {
+    return this.writes.write({ op: 'insertIdempotent', values: insertValues(input), claim }, () => {})
+  }
+
+  trimIdempotencyKeys(before: string): Promise<number> {
+    return this.writes.write({ op: 'trimIdempotencyKeys', before }, () => {})
   }
 
   async *list(query?: BookQuery): AsyncIterable<Book> {
@@ -150,10 +178,29 @@ export class SqliteBookStore implements BookStore {
     return `${this.writes.commitCount}:${this.statements.dataVersion.get()}`
   }
 
+  /**
+   * Ready when writes can be made: not when the writer thread died or the database file was
+   * removed (for good), nor while the last commit failed (a full or failing disk, a read-only file
+   * system) until a write succeeds. Then, and when the files are no longer the ones opened, a
+   * probe write (a row written and removed, committed and synced like any write; one at a time,
+   * at most {@link PROBE_TIMEOUT_MS}) decides, so readiness comes back as soon as writes work.
+   */
   async ping(): Promise<void> {
-    // Not ready when the writer thread died: writes would all fail.
     this.writes.assertWritable()
+    if (this.writes.failing || this.files?.changed()) await this.probeWrite()
     this.statements.ping.get()
+  }
+
+  /** One probe write through the group commit, shared by concurrent callers; rejects after {@link PROBE_TIMEOUT_MS}. */
+  private probeWrite(): Promise<void> {
+    this.probe ??= new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new StorageUnavailableError('the readiness probe write did not complete in time')), PROBE_TIMEOUT_MS)
+      this.writes.write({ op: 'probe' }, () => {}).then(
+        () => resolve(),
+        (error: unknown) => reject(error as Error)
+      ).finally(() => clearTimeout(timer))
+    }).finally(() => (this.probe = undefined))
+    return this.probe
   }
 
   async close(): Promise<void> {

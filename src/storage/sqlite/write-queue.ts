@@ -2,6 +2,7 @@ import { Worker } from 'node:worker_threads'
 import type Database from 'better-sqlite3'
 import type { ChangeLogRetention } from '../change-log-retention.js'
 import { changeLogTrimmer } from './change-log.js'
+import { StorageUnavailableError } from '../book-store.js'
 import { groupCommit, toError, type WriteError, type WriteOp, type WriteOutcome } from './group-commit.js'
 
 interface WriteJob {
@@ -23,7 +24,24 @@ export interface WriterOptions {
 }
 
 /** A reply of the writer thread (see `writer-thread.ts`). */
-type WriterReply = { outcomes: WriteOutcome[] } | { failed: WriteError }
+type WriterReply = { outcomes: WriteOutcome[] } | { failed: WriteError } | { removed: WriteError }
+
+/**
+ * SQLite result codes of a storage that cannot take writes right now (the disk is full or failing,
+ * the file system read-only, the file gone): answered 503 `Service unavailable`, like an
+ * unreachable PostgreSQL, so the client knows to retry (README "Readiness").
+ */
+const UNAVAILABLE_CODES = /^SQLITE_(IOERR|FULL|READONLY|CANTOPEN|FILE_REMOVED)/
+
+/** The error a failed write is answered with: {@link StorageUnavailableError} for {@link UNAVAILABLE_CODES}. */
+function answeredAs(error: Error & { code?: string }): Error {
+  return error.code !== undefined && UNAVAILABLE_CODES.test(error.code)
+    ? new StorageUnavailableError(error.message, { cause: error })
+    : error
+}
+
+/** Told when writes start failing (with the reason) and when they succeed again (undefined). */
+export type WriteHealthListener = (failure: Error | undefined) => void
 
 /**
  * The writer thread's script, beside this module and with its extension: `.js` when built, `.ts`
@@ -50,6 +68,10 @@ export class WriteQueue {
   private broken: Error | undefined
   private idleWaiters: Array<() => void> = []
   private commits = 0
+  /** The last commit's failure, until a commit succeeds: the store is not ready meanwhile. */
+  private lastFailure: Error | undefined
+  /** Set once the writer thread found the database file removed or replaced: for good. */
+  private removed: Error | undefined
   private readonly commit: ((batch: WriteOp[]) => WriteOutcome[]) | undefined
   private readonly writer: Worker | undefined
   /** The retention timer of an in-memory database. */
@@ -59,8 +81,13 @@ export class WriteQueue {
    * @param options.path the database file, whose writer thread is started; `:memory:` commits on
    *   `db` (and keeps the retention there).
    * @param db the main thread's connection (used for commits only with `:memory:`).
+   * @param onHealth told when writes start failing and when they succeed again.
    */
-  constructor(options: WriterOptions, db: Database.Database) {
+  constructor(
+    options: WriterOptions,
+    db: Database.Database,
+    private readonly onHealth: WriteHealthListener = () => {}
+  ) {
     if (options.path === ':memory:') {
       this.commit = groupCommit(db)
       const trim = changeLogTrimmer(db, options.retention)
@@ -70,7 +97,7 @@ export class WriteQueue {
       return
     }
     const writer = new Worker(WRITER_URL, { workerData: options })
-    writer.on('message', (reply: WriterReply) => this.committed(reply))
+    writer.on('message', (reply: WriterReply) => ('removed' in reply ? this.fileRemoved(reply.removed) : this.committed(reply)))
     writer.on('error', (error) => this.fail(error))
     writer.on('exit', (code) => this.fail(new Error(`the SQLite writer thread exited (${code})`)))
     writer.unref()
@@ -85,9 +112,18 @@ export class WriteQueue {
     return this.commits
   }
 
-  /** Rejects with the reason writes cannot be made any more (the writer thread died), if any. */
+  /**
+   * Throws the reason writes cannot be made any more (the writer thread died, the database file
+   * was removed), if any.
+   */
   assertWritable(): void {
+    if (this.removed) throw this.removed
     if (this.broken) throw this.broken
+  }
+
+  /** The failure of the last commit when it failed (none has succeeded since), else undefined. */
+  get failing(): Error | undefined {
+    return this.removed ?? this.lastFailure
   }
 
   /**
@@ -96,6 +132,7 @@ export class WriteQueue {
    */
   write<T>(write: WriteOp, committed: (value: T) => unknown): Promise<T> {
     return new Promise<T>((resolve, reject) => {
+      if (this.removed) return reject(this.removed)
       if (this.broken) return reject(this.broken)
       this.queue.push({ write, committed: committed as (value: never) => void, resolve: resolve as (value: never) => void, reject })
       if (!this.scheduled && !this.inFlight) {
@@ -140,26 +177,45 @@ export class WriteQueue {
       outcomes = this.commit!(batch.map((job) => job.write))
     } catch (error) {
       // The commit itself failed: nothing of the batch is durable.
-      for (const job of batch) job.reject(error)
+      this.commitFailed(batch, error as Error)
       return
     }
+    this.commitSucceeded(batch, outcomes)
+  }
+
+  /** A batch was committed: writes work again; settle each job. */
+  private commitSucceeded(batch: WriteJob[], outcomes: WriteOutcome[]): void {
     this.commits++
+    if (this.lastFailure && !this.removed) {
+      this.lastFailure = undefined
+      this.onHealth(undefined)
+    }
     settle(batch, outcomes)
   }
 
+  /** A batch's commit failed (nothing of it is stored): writes fail until one succeeds. */
+  private commitFailed(batch: WriteJob[], error: Error): void {
+    const answer = answeredAs(error)
+    if (!this.lastFailure && !this.removed) this.onHealth(error)
+    this.lastFailure = answer
+    for (const job of batch) job.reject(answer)
+  }
+
+  /** The writer thread found the file removed or replaced: every later write fails with it, for good. */
+  private fileRemoved(error: WriteError): void {
+    if (this.removed) return
+    this.removed = answeredAs(toError(error))
+    this.onHealth(this.removed)
+  }
+
   /** The writer thread answered the batch in flight: settle it, then send the next one at once. */
-  private committed(reply: WriterReply): void {
+  private committed(reply: Exclude<WriterReply, { removed: WriteError }>): void {
     const batch = this.inFlight
     this.inFlight = undefined
     this.writer!.unref()
     if (batch) {
-      if ('failed' in reply) {
-        const error = toError(reply.failed)
-        for (const job of batch) job.reject(error)
-      } else {
-        this.commits++
-        settle(batch, reply.outcomes)
-      }
+      if ('failed' in reply) this.commitFailed(batch, toError(reply.failed))
+      else this.commitSucceeded(batch, reply.outcomes)
     }
     this.flush()
     if (!this.inFlight && this.queue.length === 0) this.wakeIdleWaiters()
@@ -189,6 +245,6 @@ function settle(batch: WriteJob[], outcomes: WriteOutcome[]): void {
     if (outcome.ok) {
       job.committed(outcome.value as never)
       job.resolve(outcome.value as never)
-    } else job.reject(toError(outcome.error))
+    } else job.reject(answeredAs(toError(outcome.error)))
   })
 }

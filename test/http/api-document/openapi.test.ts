@@ -9,6 +9,7 @@ interface Operation {
   operationId?: string
   security?: Array<Record<string, string[]>>
   requestBody?: unknown
+  parameters?: Array<{ name: string; in: string; required?: boolean; schema: object }>
   responses: Record<string, { description: string; content?: Record<string, { schema: Schema }> }>
 }
 interface Schema {
@@ -100,7 +101,7 @@ describe('GET /openapi.json', () => {
     const storage = { 503: [Messages.unavailable] }
     const token = { 401: [Messages.tokenRequired, Messages.invalidToken], 403: [Messages.forbidden] }
     const expected: Array<[string, string, Record<number, string[]>]> = [
-      ['/book', 'post', { ...wire, ...body, ...storage, ...token, 201: [Messages.created], 400: [Messages.invalidInput, 'Bad request'] }],
+      ['/book', 'post', { ...wire, ...body, ...storage, ...token, 201: [Messages.created], 400: [Messages.invalidInput, 'Bad request'], 409: [Messages.requestInProgress], 422: [Messages.idempotencyKeyReused] }],
       ['/books', 'get', { ...wire, ...storage, ...token, 200: [Messages.listed], 400: [Messages.invalidInput, 'Bad request'] }],
       ['/book/{id}', 'get', { ...wire, ...storage, ...token, 200: [Messages.retrieved], 404: [Messages.bookNotFound] }],
       // The change feed's 200 is a stream of events, not an envelope (no message).
@@ -127,6 +128,14 @@ describe('GET /openapi.json', () => {
         for (const message of messages) assert.ok(document.paths[path]?.[method]?.responses[status]?.description.includes(message))
       }
     }
+  })
+
+  test('POST /book documents its optional Idempotency-Key header', () => {
+    const parameters = document.paths['/book']?.post?.parameters ?? []
+    const header = parameters.find((parameter) => parameter.in === 'header' && parameter.name.toLowerCase() === 'idempotency-key')
+    assert.ok(header, JSON.stringify(parameters))
+    assert.notEqual(header.required, true)
+    assert.deepEqual(header.schema, { type: 'string', minLength: 1, maxLength: 255 })
   })
 
   test('every response shows its own status as the example of `status`', () => {
