@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
 import { resolve } from 'node:path'
 import { parseEnv } from 'node:util'
 import { Ajv, type ValidateFunction } from 'ajv'
@@ -31,6 +32,9 @@ export const packageVersion: string = (
 /** Longest token lifetime, in seconds (one year): the most `TOKEN_TTL` and `book-service token --ttl` accept. */
 export const MAX_TOKEN_TTL_SECONDS = 31_536_000
 
+/** Most worker processes `WORKERS` accepts. */
+export const MAX_WORKERS = 256
+
 /** Every environment variable the service reads, with its validation and meaning. */
 export const settings = {
   PORT: {
@@ -49,6 +53,12 @@ export const settings = {
     description:
       'HMAC secret that signs and verifies tokens. Unset with SQLite: generated once and kept in the data folder (mode 0600).',
     secret: true
+  },
+  WORKERS: {
+    schema: Type.Union([Type.Integer({ minimum: 1, maximum: MAX_WORKERS }), Type.Literal('auto')], { default: 1 }),
+    accepts: `an integer from 1 to ${MAX_WORKERS}, or auto (one per core available)`,
+    description:
+      'How many processes serve HTTP on the one port (node:cluster): 1 serves from this process; more start a primary that prepares the storage, then that many workers, and replaces any that dies. See "Running several instances".'
   },
   DATABASE_URL: {
     schema: Type.String({ minLength: 1, default: './data/books.db' }),
@@ -243,6 +253,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (!setting) throw new ConfigError(`Invalid configuration: ${settingsAjv!.errorsText(validate.errors, { dataVar: 'env' })}`)
   const shown = setting.secret ? '' : ` (got ${JSON.stringify(given[name] ?? '')})`
   throw new ConfigError(`Invalid configuration: ${name} must be ${setting.accepts}${shown}`)
+}
+
+/**
+ * How many worker processes `WORKERS` asks for: the integer itself, or for `auto` the cores this
+ * process may use (`os.availableParallelism()`, at most {@link MAX_WORKERS}).
+ */
+export function workerCount(value: Config['WORKERS']): number {
+  return value === 'auto' ? Math.min(availableParallelism(), MAX_WORKERS) : value
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import type { Registry } from 'prom-client'
+import { inClusterWorker, reportToPrimary, serviceMetrics } from './cluster-metrics.js'
 
 /** Where the metrics are served. */
 export const METRICS_PATH = '/metrics'
@@ -29,7 +30,8 @@ function processMetrics({ Registry, collectDefaultMetrics }: typeof import('prom
  * counted in `http_requests_total` and timed in `http_request_duration_seconds`, both labelled by
  * `method`, `route` (the route pattern such as `/book/:id`, or `unmatched`) and `status_code`;
  * `GET /metrics` serves them with the process metrics in the Prometheus text format
- * (`text/plain; version=0.0.4`). Not behind auth: operators restrict it at the network.
+ * (`text/plain; version=0.0.4`); in a worker of `WORKERS` > 1, those of every worker together
+ * (cluster-metrics.ts). Not behind auth: operators restrict it at the network.
  * prom-client is imported here, so a start with `METRICS_ENABLED=false` never loads it.
  */
 export async function registerMetrics(app: FastifyInstance): Promise<void> {
@@ -65,7 +67,10 @@ export async function registerMetrics(app: FastifyInstance): Promise<void> {
   })
 
   const everything = Registry.merge([processMetrics(promClient), registry])
+  // In a worker of WORKERS > 1 the answer is every worker's metrics, gathered by the primary.
+  const clustered = inClusterWorker()
+  if (clustered) reportToPrimary(promClient, [processMetrics(promClient), registry])
   app.get(METRICS_PATH, { schema: { hide: true } }, async (_request, reply) => {
-    return reply.type(everything.contentType).send(await everything.metrics())
+    return reply.type(everything.contentType).send(clustered ? await serviceMetrics() : await everything.metrics())
   })
 }

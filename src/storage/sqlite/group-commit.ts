@@ -71,14 +71,17 @@ export function groupCommit(db: Database.Database): (batch: WriteOp[]) => WriteO
       }
     })
   )
+  // BEGIN IMMEDIATE: the write lock is taken before anything is read, where the busy timeout
+  // waits out another process's writer on the same file (WORKERS > 1, `book-service import`);
+  // no statement of the batch then meets a lock held elsewhere.
   return (batch) => {
     try {
-      return plain(batch)
+      return plain.immediate(batch)
     } catch {
       // A write (or the commit) failed and the whole transaction was rolled back, so nothing of
       // the batch is stored: run it again with one savepoint per write, so that only the failing
       // writes fail. If the commit fails again, that error is thrown.
-      return isolated(batch)
+      return isolated.immediate(batch)
     }
   }
 }
