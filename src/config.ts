@@ -100,7 +100,14 @@ export const settings = {
   LOGIN_RATE_LIMIT: {
     schema: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 10 }),
     accepts: 'an integer from 1 to 1000000',
-    description: 'POST /login attempts allowed per client IP per minute; more get 429.'
+    description:
+      'POST /login attempts allowed per client IP per minute, counted in the database for the whole service (every worker and instance together); more get 429.'
+  },
+  LOGIN_ACCOUNT_FAILURE_LIMIT: {
+    schema: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 20 }),
+    accepts: 'an integer from 1 to 1000000',
+    description:
+      'Failed POST /login attempts on one account per minute, from every address together, after which that account answers 429 for the rest of the minute to addresses that failed in it; an address without a failure in that minute is still heard (see "Login limits").'
   },
   TRUST_PROXY: {
     schema: Type.String({ pattern: '^(true|false|[0-9A-Fa-f:.,/ ]+)$', default: 'false' }),

@@ -1,5 +1,6 @@
 import type { BookFilter, BookQuery } from '../book/query.js'
 import type { Book, BookInput, BookPatch } from '../book/schema.js'
+import type { LoginAttempts } from './login-attempts.js'
 import type { AccountStore } from './account-store.js'
 
 /**
@@ -13,6 +14,8 @@ import type { AccountStore } from './account-store.js'
 export interface BookStore {
   /** The accounts kept in the same database. */
   readonly accounts: AccountStore
+  /** The login limits' counters, in the same database (shared by every process on it). */
+  readonly loginAttempts: LoginAttempts
   /** Stores a new book and returns it with its newly assigned id (ascending, never reused). */
   create(input: BookInput): Promise<Book>
   /**

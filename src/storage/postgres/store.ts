@@ -7,6 +7,8 @@ import { patchValues } from '../book-sql.js'
 import { pagesById, pagesOf } from '../list-pages.js'
 import { countStatement, listStatement } from '../list-sql.js'
 import { postgresAccountStore } from './accounts.js'
+import { PostgresLoginAttempts } from './login-attempts.js'
+import type { LoginAttempts } from '../login-attempts.js'
 import { QUERY_TIMEOUT_MS, openPool, type PostgresOptions } from './connection.js'
 import { GroupInsert } from './group-insert.js'
 import { STATEMENTS, statementRunner } from './statements.js'
@@ -21,6 +23,7 @@ import { STATEMENTS, statementRunner } from './statements.js'
  */
 export class PostgresBookStore implements BookStore {
   readonly accounts: AccountStore
+  readonly loginAttempts: LoginAttempts
   private closed: Promise<void> | undefined
   private readonly query
   private readonly inserts
@@ -32,6 +35,7 @@ export class PostgresBookStore implements BookStore {
     this.query = statementRunner(pool, queryTimeoutMs)
     this.inserts = new GroupInsert(this.query)
     this.accounts = postgresAccountStore(pool, queryTimeoutMs)
+    this.loginAttempts = new PostgresLoginAttempts(pool, queryTimeoutMs)
   }
 
   /**

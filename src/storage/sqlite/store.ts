@@ -2,12 +2,14 @@ import type Database from 'better-sqlite3'
 import type { Book, BookInput, BookPatch } from '../../book/schema.js'
 import type { BookFilter, BookQuery } from '../../book/query.js'
 import type { AccountStore } from '../account-store.js'
+import type { LoginAttempts } from '../login-attempts.js'
 import type { BookStore, VersionedBook } from '../book-store.js'
 import { insertValues, patchValues } from '../book-sql.js'
 import { pagesById, pagesOf } from '../list-pages.js'
 import { countStatement, listStatement } from '../list-sql.js'
 import { sqliteAccountStore } from './accounts.js'
-import { openMigrated } from './connection.js'
+import { openConnection, openMigrated } from './connection.js'
+import { SqliteLoginAttempts } from './login-attempts.js'
 import { preparedQueries, prepareStatements } from './statements.js'
 import { WriteQueue } from './write-queue.js'
 
@@ -32,17 +34,20 @@ const CACHED_BOOKS = 10_000
  */
 export class SqliteBookStore implements BookStore {
   readonly accounts: AccountStore
+  readonly loginAttempts: LoginAttempts
   private readonly cache = new Map<number, VersionedBook>()
   private readonly statements
   private readonly query
 
   private constructor(
     private readonly db: Database.Database,
-    private readonly writes: WriteQueue
+    private readonly writes: WriteQueue,
+    private readonly attemptsDb: Database.Database
   ) {
     this.statements = prepareStatements(db)
     this.query = preparedQueries(db)
     this.accounts = sqliteAccountStore(db)
+    this.loginAttempts = new SqliteLoginAttempts(attemptsDb)
   }
 
   /**
@@ -53,9 +58,15 @@ export class SqliteBookStore implements BookStore {
    */
   static async open(path: string): Promise<SqliteBookStore> {
     const db = await openMigrated(path)
+    let attemptsDb: Database.Database | undefined
     try {
-      return new SqliteBookStore(db, new WriteQueue(path, db))
+      // The login counters on a connection of their own, without an fsync per attempt
+      // (sqlite/login-attempts.ts); an in-memory database has only the one connection.
+      attemptsDb = path === ':memory:' ? db : openConnection(path)
+      if (attemptsDb !== db) attemptsDb.pragma('synchronous = NORMAL')
+      return new SqliteBookStore(db, new WriteQueue(path, db), attemptsDb)
     } catch (error) {
+      if (attemptsDb !== db) attemptsDb?.close()
       db.close()
       throw error
     }
@@ -138,6 +149,7 @@ export class SqliteBookStore implements BookStore {
 
   async close(): Promise<void> {
     await this.writes.close()
+    if (this.attemptsDb !== this.db) this.attemptsDb.close()
     this.db.close()
   }
 
