@@ -1,8 +1,6 @@
 import cluster from 'node:cluster'
 import { Command } from 'commander'
-import { buildApp } from '../../app.js'
 import { workerCount } from '../../config.js'
-import { openStore } from '../../storage/open.js'
 import { configOrExit, fail, openOrExit, passwordOrExit, reportRetry, secretOrExit } from '../exit.js'
 import { CONFIGURATION_HELP } from '../help.js'
 
@@ -23,6 +21,8 @@ export async function serve(): Promise<void> {
     const { runPrimary } = await import('../workers/primary.js')
     return runPrimary(config, workers)
   }
+  // Loaded only here: a cluster primary serves nothing and stays small without them.
+  const [{ buildApp }, { openStore }] = await Promise.all([import('../../app.js'), import('../../storage/open.js')])
   const secret = secretOrExit(config)
   const password = passwordOrExit(config)
 
