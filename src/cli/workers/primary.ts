@@ -94,16 +94,18 @@ export async function runPrimary(config: Config, count: number): Promise<void> {
 
   const stopAll = (): Promise<boolean> => {
     const exits = [...tracked.values()].map(
-      ({ worker }) =>
+      ({ worker, listening }) =>
         new Promise<boolean>((resolve) => {
-          if (worker.isDead()) return resolve(worker.process.exitCode === 0)
+          // A worker still starting has no request in flight: SIGTERM ending it is a clean stop.
+          const clean = (code: number | null, signal: string | null) => code === 0 || (!listening && signal === 'SIGTERM')
+          if (worker.isDead()) return resolve(clean(worker.process.exitCode, worker.process.signalCode))
           const kill = setTimeout(() => {
             log.error({ worker_pid: worker.process.pid }, `worker did not stop within ${WORKER_STOP_TIMEOUT_MS} ms; killing it`)
             worker.process.kill('SIGKILL')
           }, WORKER_STOP_TIMEOUT_MS)
-          worker.once('exit', (code) => {
+          worker.once('exit', (code, signal) => {
             clearTimeout(kill)
-            resolve(code === 0)
+            resolve(clean(code, signal))
           })
           worker.process.kill('SIGTERM')
         })

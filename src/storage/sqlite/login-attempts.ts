@@ -28,6 +28,11 @@ export class SqliteLoginAttempts implements LoginAttempts {
   }
 
   async add(keys: readonly string[], now: number, windowMs: number): Promise<AttemptCount[]> {
+    // On a later turn of the event loop: an account transaction on the store's connection
+    // (sqlite/accounts.ts) holds the write lock across its awaits, which all settle within one
+    // turn. Begun inside one, this transaction would wait for a lock that cannot be released
+    // while this thread waits (or, in memory, share its connection).
+    await new Promise((resolve) => setImmediate(resolve))
     return this.addMany.immediate(keys, now, now - windowMs)
   }
 

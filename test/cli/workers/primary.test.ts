@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { request } from 'node:http'
 import { after, before, describe, test } from 'node:test'
 import { removeDirectory, SERVER_ENTRY, startServer, temporaryDirectory, type RunningServer } from '../../support/server.js'
@@ -121,6 +122,35 @@ describe('WORKERS=2: a primary and two workers on one port', () => {
     assert.equal(stopped.length, 2, server.stdout())
   })
 })
+
+test('SIGTERM while the workers are still starting: they stop, the primary exits 0', async () => {
+  const directory = temporaryDirectory()
+  try {
+    const child = spawn(process.execPath, [SERVER_ENTRY], {
+      cwd: directory,
+      env: { PATH: process.env.PATH, WORKERS: '2', HOST: '127.0.0.1', PORT: '0', DATABASE_URL: `${directory}/books.db`, AUTH_PASSWORD: 'x', SECRET_TOKEN: 'y'.repeat(40) },
+      stdio: ['ignore', 'pipe', 'pipe']
+    })
+    let stdout = ''
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
+    const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')))
+    // The primary has prepared the storage and forked; no worker has listened yet.
+    await waitFor('the primary to fork', () => childrenOf(child.pid!).length === 2)
+    child.kill('SIGTERM')
+    assert.equal(await exited, 0, stdout)
+  } finally {
+    removeDirectory(directory)
+  }
+})
+
+/** The pids of the child processes of `pid` (Linux `/proc`). */
+function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number)
+  } catch {
+    return []
+  }
+}
 
 describe('WORKERS start-up failures', () => {
   test('a storage that cannot be opened: one clear line, exit 1, no worker started', () => {

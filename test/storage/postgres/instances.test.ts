@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import pg from 'pg'
+import { MIGRATION_NAMES } from '../../../src/storage/migrations.js'
 import { PostgresBookStore } from '../../../src/storage/postgres/store.js'
 import { call } from '../../support/client.js'
 import { createPostgresDatabase, postgresSkipReason, type TestDatabase } from '../../support/engines.js'
@@ -30,7 +31,7 @@ describe('migrations when several instances start at once [postgres]', { skip: p
       assert.equal(new Set(created.map((book) => book.id)).size, 8)
       await Promise.all(stores.map((store) => store.close()))
       const applied = await select<{ name: string }>(database.url, 'SELECT name FROM kysely_migration ORDER BY name')
-      assert.deepEqual(applied.map((row) => row.name), ['0001_create_books', '0002_versions_and_list_indexes', '0003_accounts'])
+      assert.deepEqual(applied.map((row) => row.name), [...MIGRATION_NAMES])
     } finally {
       await database.drop()
     }
@@ -66,7 +67,7 @@ describe('three server processes on one PostgreSQL database', { skip: postgresSk
       assert.deepEqual((await call(`${url}/readyz`)).body, { status: 200, message: 'OK', data: null })
     }
     const applied = await select<{ name: string }>(database.url, 'SELECT name FROM kysely_migration ORDER BY name')
-    assert.deepEqual(applied.map((row) => row.name), ['0001_create_books', '0002_versions_and_list_indexes', '0003_accounts'])
+    assert.deepEqual(applied.map((row) => row.name), [...MIGRATION_NAMES])
   })
 
   test('300 concurrent creates spread over the three: 300 distinct ids, and every instance lists all 300', async () => {
