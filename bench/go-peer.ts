@@ -11,7 +11,8 @@ import { join } from 'node:path'
 import { freePort, startProcess, type Target } from './processes.js'
 import { seededBook } from './seeded-book.js'
 
-const PEER_DIRECTORY = new URL('../../shared/peers/go-gin', import.meta.url).pathname
+/** Where the peer is: `GO_PEER_DIRECTORY` (a writable copy, when the shared one is read-only), else beside the repository. */
+const PEER_DIRECTORY = process.env.GO_PEER_DIRECTORY ?? new URL('../../shared/peers/go-gin', import.meta.url).pathname
 const PEER_BINARY = join(PEER_DIRECTORY, 'bin/go-gin-books')
 
 /**

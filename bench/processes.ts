@@ -129,6 +129,8 @@ export async function startService(options: {
   name?: string
   /** Extra `node` options, e.g. `--cpu-prof`. */
   nodeOptions?: string[]
+  /** More settings, e.g. `{ WORKERS: '2' }`. */
+  env?: Record<string, string>
 }): Promise<Target> {
   const port = await freePort()
   return startProcess({
@@ -140,7 +142,8 @@ export async function startService(options: {
       DATABASE_URL: options.databaseUrl,
       SECRET_TOKEN: options.secret,
       AUTH_PASSWORD: 'bench-password',
-      LOG_LEVEL: 'info'
+      LOG_LEVEL: 'info',
+      ...options.env
     },
     port,
     logFile: join(options.directory, 'service.log'),

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import { createAuthHook } from './auth/auth-hook.js'
+import { LoginLimits } from './auth/login-limits.js'
 import { bootstrapHash } from './auth/password.js'
 import { bookRight } from './auth/roles.js'
 import { TokenGenerations } from './auth/token-generations.js'
@@ -140,6 +141,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     accounts: store.accounts,
     ttlSeconds: config.TOKEN_TTL,
     attemptsPerMinute: config.LOGIN_RATE_LIMIT,
+    limits: new LoginLimits(store.loginAttempts, {
+      attemptsPerAddress: config.LOGIN_RATE_LIMIT,
+      failuresPerAccount: config.LOGIN_ACCOUNT_FAILURE_LIMIT
+    }),
     sign: createTokenSigner(config.SECRET_TOKEN, config.TOKEN_TTL)
   })
   await app.register(healthRoutes, { store })

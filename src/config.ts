@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
 import { resolve } from 'node:path'
 import { parseEnv } from 'node:util'
 import { Ajv, type ValidateFunction } from 'ajv'
@@ -31,6 +32,9 @@ export const packageVersion: string = (
 /** Longest token lifetime, in seconds (one year): the most `TOKEN_TTL` and `book-service token --ttl` accept. */
 export const MAX_TOKEN_TTL_SECONDS = 31_536_000
 
+/** Most worker processes `WORKERS` accepts. */
+export const MAX_WORKERS = 256
+
 /** Every environment variable the service reads, with its validation and meaning. */
 export const settings = {
   PORT: {
@@ -49,6 +53,12 @@ export const settings = {
     description:
       'HMAC secret that signs and verifies tokens. Unset with SQLite: generated once and kept in the data folder (mode 0600).',
     secret: true
+  },
+  WORKERS: {
+    schema: Type.Union([Type.Integer({ minimum: 1, maximum: MAX_WORKERS }), Type.Literal('auto')], { default: 1 }),
+    accepts: `an integer from 1 to ${MAX_WORKERS}, or auto (one per core available)`,
+    description:
+      'How many processes serve HTTP on the one port (node:cluster): 1 serves from this process; more start a primary that prepares the storage, then that many workers, and replaces any that dies. See "Running several instances".'
   },
   DATABASE_URL: {
     schema: Type.String({ minLength: 1, default: './data/books.db' }),
@@ -101,7 +111,14 @@ export const settings = {
   LOGIN_RATE_LIMIT: {
     schema: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 10 }),
     accepts: 'an integer from 1 to 1000000',
-    description: 'POST /login attempts allowed per client IP per minute; more get 429.'
+    description:
+      'POST /login attempts allowed per client IP per minute, counted in the database for the whole service (every worker and instance together); more get 429.'
+  },
+  LOGIN_ACCOUNT_FAILURE_LIMIT: {
+    schema: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 20 }),
+    accepts: 'an integer from 1 to 1000000',
+    description:
+      'Failed POST /login attempts on one account per minute, from every address together, after which that account answers 429 for the rest of the minute to addresses that failed in it; an address without a failure in that minute is still heard (see "Login limits").'
   },
   TRUST_PROXY: {
     schema: Type.String({ pattern: '^(true|false|[0-9A-Fa-f:.,/ ]+)$', default: 'false' }),
@@ -271,6 +288,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (!setting) throw new ConfigError(`Invalid configuration: ${settingsAjv!.errorsText(validate.errors, { dataVar: 'env' })}`)
   const shown = setting.secret ? '' : ` (got ${JSON.stringify(given[name] ?? '')})`
   throw new ConfigError(`Invalid configuration: ${name} must be ${setting.accepts}${shown}`)
+}
+
+/**
+ * How many worker processes `WORKERS` asks for: the integer itself, or for `auto` the cores this
+ * process may use (`os.availableParallelism()`, at most {@link MAX_WORKERS}).
+ */
+export function workerCount(value: Config['WORKERS']): number {
+  return value === 'auto' ? Math.min(availableParallelism(), MAX_WORKERS) : value
 }
 
 /**

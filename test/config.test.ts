@@ -3,7 +3,8 @@ import { spawnSync } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, test } from 'node:test'
-import { ConfigError, loadConfig, trustProxyOption } from '../src/config.js'
+import { availableParallelism } from 'node:os'
+import { ConfigError, loadConfig, trustProxyOption, workerCount } from '../src/config.js'
 import { SERVER_ENTRY, removeDirectory, temporaryDirectory } from './support/server.js'
 
 describe('configuration', () => {
@@ -36,13 +37,23 @@ describe('configuration', () => {
     [{ AUTH_ENABLED: 'maybe' }, 'Invalid configuration: AUTH_ENABLED must be true or false (got "maybe")'],
     [{ TOKEN_TTL: '0' }, 'Invalid configuration: TOKEN_TTL must be an integer number of seconds from 1 to 31536000 (got "0")'],
     [{ TRUST_PROXY: 'yes please' }, 'Invalid configuration: TRUST_PROXY must be true, false, or a comma-separated list of proxy addresses or CIDR ranges (got "yes please")'],
-    [{ LOG_LEVEL: 'loud' }, 'Invalid configuration: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "loud")']
+    [{ LOG_LEVEL: 'loud' }, 'Invalid configuration: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "loud")'],
+    ...['0', '257', '1.5', 'all', '-2'].map((value): [Record<string, string>, string] => [
+      { WORKERS: value },
+      `Invalid configuration: WORKERS must be an integer from 1 to 256, or auto (one per core available) (got "${value}")`
+    ])
   ]
   for (const [env, message] of bad) {
     test(`rejects ${JSON.stringify(env)} with one clear line`, () => {
       assert.throws(() => loadConfig(env, false), (error: unknown) => error instanceof ConfigError && error.message === message)
     })
   }
+
+  test('WORKERS: a number of processes, or auto for one per core available', () => {
+    assert.equal(workerCount(loadConfig({}, false).WORKERS), 1)
+    assert.equal(workerCount(loadConfig({ WORKERS: '3' }, false).WORKERS), 3)
+    assert.equal(workerCount(loadConfig({ WORKERS: 'auto' }, false).WORKERS), Math.min(availableParallelism(), 256))
+  })
 
   test('the real server exits 1 with that one line and no stack trace', () => {
     const directory = temporaryDirectory()

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { makeFolder } from '../storage/data-folder.js'
 import { dirname, join } from 'node:path'
 import { engineOf } from '../storage/engine.js'
 
@@ -25,7 +26,7 @@ export function keptSecret(directory: string, file: string): { value: string; cr
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
   }
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
+  makeFolder(dirname(path), 0o700)
   const value = randomBytes(32).toString('base64url')
   try {
     writeFileSync(path, `${value}\n`, { mode: 0o600, flag: 'wx' })

@@ -1,4 +1,4 @@
-import { resolveSecret } from '../auth/credentials.js'
+import { resolvePassword, resolveSecret } from '../auth/credentials.js'
 import { ConfigError, loadConfig, type Config } from '../config.js'
 
 /**
@@ -34,14 +34,34 @@ export function configOrExit(): Config {
   return configuredOrExit(() => loadConfig())
 }
 
+/** `keep()`, or when the data folder cannot hold the kept file, that reason in one line and exit 1. */
+function keptOrExit<T>(what: string, keep: () => T): T {
+  try {
+    return keep()
+  } catch (error) {
+    if (error instanceof ConfigError) throw error
+    fail(`cannot keep the generated ${what} in the data folder: ${(error as Error).message}`)
+  }
+}
+
 /**
  * The signing secret: `SECRET_TOKEN`, or the one generated and kept in the data folder.
  *
- * @returns the secret; when none can be had (PostgreSQL without `SECRET_TOKEN`) prints the
- *   one-line reason and exits 1.
+ * @returns the secret; when none can be had (PostgreSQL without `SECRET_TOKEN`, a data folder that
+ *   cannot be created or written) prints the one-line reason and exits 1.
  */
 export function secretOrExit(config: Config): string {
-  return configuredOrExit(() => resolveSecret(config))
+  return configuredOrExit(() => keptOrExit('secret', () => resolveSecret(config)))
+}
+
+/**
+ * The first admin's password: `AUTH_PASSWORD`, or the one generated and kept in the data folder,
+ * announced on stderr the first time.
+ *
+ * @returns the password; when the data folder cannot hold it prints the one-line reason and exits 1.
+ */
+export function passwordOrExit(config: Config): string {
+  return keptOrExit('password', () => resolvePassword(config, (lines) => process.stderr.write(lines)))
 }
 
 /**

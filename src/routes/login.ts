@@ -2,6 +2,8 @@ import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import rateLimit from '@fastify/rate-limit'
 import Type from 'typebox'
+import { usernameKey } from '../account/schema.js'
+import type { LoginLimits } from '../auth/login-limits.js'
 import { GENERATION_CLAIM } from '../auth/tokens.js'
 import { verifyPassword } from '../auth/password.js'
 import { envelopeOf } from '../http/envelope.js'
@@ -37,6 +39,8 @@ export interface LoginOptions {
   ttlSeconds: number
   /** Attempts allowed per client IP per minute. */
   attemptsPerMinute: number
+  /** The limits per address and per account, counted for the whole service. */
+  limits: LoginLimits
   /** Issues a token whose `sub` is the username, with the `extra` claims. */
   sign: (subject: string, extra: Record<string, string>) => string
 }
@@ -47,11 +51,14 @@ export interface LoginOptions {
  * `sub`, `role` and `book_service_generation` (the account's token generation), 401 `Invalid
  * credentials` (never saying which field was wrong; an unknown username costs the same scrypt work
  * as a wrong password, and the keys are compared in constant time), 400 `Invalid input`, or 429
- * `Too many requests` past `attemptsPerMinute` attempts from one client.
+ * `Too many requests` past `attemptsPerMinute` attempts from one client, or from an address that
+ * failed on an account its failures guard ({@link LoginLimits}): both counted in the database,
+ * for every worker and instance together.
  */
 export async function loginRoute(app: FastifyInstance, options: LoginOptions): Promise<void> {
   await app.register(rateLimit, {
     global: false,
+    store: options.limits.rateLimitStore(),
     errorResponseBuilder: () => new HttpError(429, Messages.tooManyRequests)
   })
   const api = app.withTypeProvider<TypeBoxTypeProvider>()
@@ -79,12 +86,21 @@ export async function loginRoute(app: FastifyInstance, options: LoginOptions): P
         }
       }
     },
-    async function login(request) {
+    async function login(request, reply) {
       const { username, password } = request.body
+      const key = usernameKey(username)
+      const retryAfter = await options.limits.accountRefuses(key, request.ip)
+      if (retryAfter !== undefined) {
+        reply.header('retry-after', retryAfter)
+        throw new HttpError(429, Messages.tooManyRequests)
+      }
       const account = await options.accounts.find(username)
       // Hashes even when the account does not exist, so timing does not tell which one failed.
       const passwordOk = await verifyPassword(password, account?.passwordHash)
-      if (account === undefined || !passwordOk) throw new HttpError(401, Messages.invalidCredentials)
+      if (account === undefined || !passwordOk) {
+        await options.limits.recordFailure(key, request.ip)
+        throw new HttpError(401, Messages.invalidCredentials)
+      }
       const token = options.sign(account.username, { role: account.role, [GENERATION_CLAIM]: account.generation })
       return envelopeOf(200, Messages.loggedIn, { token, token_type: 'Bearer' as const, expires_in: options.ttlSeconds })
     }

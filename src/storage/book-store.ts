@@ -1,5 +1,6 @@
 import type { BookFilter, BookQuery } from '../book/query.js'
 import type { Book, BookInput, BookPatch } from '../book/schema.js'
+import type { LoginAttempts } from './login-attempts.js'
 import type { AccountStore } from './account-store.js'
 import type { ChangeLog } from './change-log.js'
 import type { IdempotencyClaim, IdempotentCreate } from './idempotency.js'
@@ -20,6 +21,8 @@ export interface BookStore {
    * per committed create, update and delete, by any process or instance on the database.
    */
   readonly changes: ChangeLog
+  /** The login limits' counters, in the same database (shared by every process on it). */
+  readonly loginAttempts: LoginAttempts
   /** Stores a new book and returns it with its newly assigned id (ascending, never reused). */
   create(input: BookInput): Promise<Book>
   /**

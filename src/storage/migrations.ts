@@ -86,6 +86,20 @@ function migrations(engine: Engine, sql: SqlTag): Record<string, MarkedMigration
       async up(db: Kysely<unknown>) {
         await atomically(db, engine, sql, () => createIdempotencyKeys(db, engine))
       }
+    },
+    '0006_login_attempts': {
+      olderReleasesMayRun: true,
+      // The login limits' counters (storage/login-attempts.ts), shared by every process on the
+      // database: one row per key (an address, an account), the start of its window (ms since
+      // the epoch) and the attempts in it.
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .createTable('login_attempts')
+          .addColumn('key', 'text', (column) => column.primaryKey())
+          .addColumn('window_start', 'bigint', (column) => column.notNull())
+          .addColumn('attempts', 'integer', (column) => column.notNull())
+          .execute()
+      }
     }
   }
 }

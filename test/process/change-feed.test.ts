@@ -132,3 +132,21 @@ test('[sqlite] a subscriber gets the changes made through another process on the
     removeDirectory(directory)
   }
 })
+
+test('[sqlite] WORKERS=2: subscribers on the shared port get every change of a burst, whichever worker took the writes, exactly once, in order', async () => {
+  const directory = temporaryDirectory()
+  const server = await startServer({ dataDirectory: directory, env: { WORKERS: '2' } })
+  try {
+    // Several subscribers, so that (connections being taken by either worker) both workers serve some.
+    const feeds = await Promise.all(Array.from({ length: 4 }, () => openFeed(server.url, auth)))
+    const changes = await burst([server.url], 30)
+    const streams = await Promise.all(feeds.map((feed) => feed.waitFor(changes, 1000 + changes * 20)))
+    const first = sequences(streams[0]!)
+    assert.deepEqual(first, Array.from({ length: changes }, (_, i) => first[0]! + i))
+    for (const stream of streams.slice(1)) assert.deepEqual(stream, streams[0])
+    feeds.forEach((feed) => feed.close())
+  } finally {
+    assert.equal(await server.stop(), 0)
+    removeDirectory(directory)
+  }
+})

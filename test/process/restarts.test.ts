@@ -18,7 +18,8 @@ after(() => removeDirectory(directory))
 test(`the real process, started ${RESTARTS} times on one SQLite file under forced GC, serves a durable write each time and exits 0 on SIGTERM`, async (t) => {
   const codes: (number | string)[] = []
   for (let start = 1; start <= RESTARTS; start++) {
-    const server = await startServer({ dataDirectory: directory, command: ['--expose-gc', '--import', GC_PRESSURE, SERVER_ENTRY] })
+    // One login per start, more than LOGIN_RATE_LIMIT's default a minute: the count is kept in the database across starts.
+    const server = await startServer({ dataDirectory: directory, env: { LOGIN_RATE_LIMIT: '1000' }, command: ['--expose-gc', '--import', GC_PRESSURE, SERVER_ENTRY] })
     const login = await fetch(`${server.url}/login`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

@@ -1,8 +1,7 @@
+import cluster from 'node:cluster'
 import { Command } from 'commander'
-import { buildApp } from '../../app.js'
-import { resolvePassword } from '../../auth/credentials.js'
-import { openStore } from '../../storage/open.js'
-import { configOrExit, fail, openOrExit, reportRetry, secretOrExit } from '../exit.js'
+import { workerCount } from '../../config.js'
+import { configOrExit, fail, openOrExit, passwordOrExit, reportRetry, secretOrExit } from '../exit.js'
 import { CONFIGURATION_HELP } from '../help.js'
 
 /**
@@ -10,11 +9,22 @@ import { CONFIGURATION_HELP } from '../help.js'
  * the secret and password (generating them on first start), opens the storage (applying
  * migrations), listens, and on SIGTERM/SIGINT stops accepting, finishes in-flight requests, closes
  * the storage and exits 0. Exits 1 with one line on stderr when it cannot start.
+ *
+ * With `WORKERS` > 1 this process becomes the cluster primary (cli/workers/primary.ts), and each
+ * worker it forks runs this same start-up, listening on the primary's port; a worker also stops
+ * when it loses its primary.
  */
 export async function serve(): Promise<void> {
   const config = configOrExit()
+  const workers = workerCount(config.WORKERS)
+  if (workers > 1 && cluster.isPrimary) {
+    const { runPrimary } = await import('../workers/primary.js')
+    return runPrimary(config, workers)
+  }
+  // Loaded only here: a cluster primary serves nothing and stays small without them.
+  const [{ buildApp }, { openStore }] = await Promise.all([import('../../app.js'), import('../../storage/open.js')])
   const secret = secretOrExit(config)
-  const password = resolvePassword(config, (lines) => process.stderr.write(lines))
+  const password = passwordOrExit(config)
 
   // Until the app's logger exists, a pooled connection lost between requests is told on stderr.
   let connectionLost = (error: unknown): void => {
@@ -49,6 +59,8 @@ export async function serve(): Promise<void> {
   }
   process.once('SIGTERM', stop)
   process.once('SIGINT', stop)
+  // A worker whose primary is gone gets no more connections (the primary holds the port).
+  if (cluster.isWorker) process.once('disconnect', () => stop('disconnect'))
 
   try {
     await app.listen({ port: config.PORT, host: config.HOST })

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { Registry } from 'prom-client'
 import type { FeedCounters } from '../../feed/subscriber.js'
+import { inClusterWorker, reportToPrimary, serviceMetrics } from './cluster-metrics.js'
 
 /** What /metrics reads of the change feed (src/feed/change-feed.ts). */
 export interface FeedMetricsSource {
@@ -39,7 +40,8 @@ function processMetrics({ Registry, collectDefaultMetrics }: typeof import('prom
  * the change feed's `feed_subscribers` (gauge), `feed_events_sent_total` and `feed_dropped_total`
  * (subscribers dropped for not keeping up) are read from `feed` when scraped;
  * `GET /metrics` serves them with the process metrics in the Prometheus text format
- * (`text/plain; version=0.0.4`). Not behind auth: operators restrict it at the network.
+ * (`text/plain; version=0.0.4`); in a worker of `WORKERS` > 1, those of every worker together
+ * (cluster-metrics.ts). Not behind auth: operators restrict it at the network.
  * prom-client is imported here, so a start with `METRICS_ENABLED=false` never loads it.
  */
 export async function registerMetrics(app: FastifyInstance, feed: FeedMetricsSource): Promise<void> {
@@ -102,7 +104,10 @@ export async function registerMetrics(app: FastifyInstance, feed: FeedMetricsSou
   })
 
   const everything = Registry.merge([processMetrics(promClient), registry])
+  // In a worker of WORKERS > 1 the answer is every worker's metrics, gathered by the primary.
+  const clustered = inClusterWorker()
+  if (clustered) reportToPrimary(promClient, [processMetrics(promClient), registry])
   app.get(METRICS_PATH, { schema: { hide: true } }, async (_request, reply) => {
-    return reply.type(everything.contentType).send(await everything.metrics())
+    return reply.type(everything.contentType).send(clustered ? await serviceMetrics() : await everything.metrics())
   })
 }

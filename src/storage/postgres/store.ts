@@ -9,6 +9,8 @@ import { countStatement, listStatement } from '../list-sql.js'
 import { DEFAULT_RETENTION, TRIM_INTERVAL_MS, type ChangeLogOptions, type ChangeLogRetention } from '../change-log-retention.js'
 import { postgresAccountStore } from './accounts.js'
 import { PostgresChangeLog } from './change-log.js'
+import { PostgresLoginAttempts } from './login-attempts.js'
+import type { LoginAttempts } from '../login-attempts.js'
 import { QUERY_TIMEOUT_MS, openPool, type PostgresOptions } from './connection.js'
 import { GroupInsert } from './group-insert.js'
 import { isWriteRefused } from './errors.js'
@@ -28,6 +30,7 @@ import { STATEMENTS, statementRunner } from './statements.js'
 export class PostgresBookStore implements BookStore {
   readonly accounts: AccountStore
   readonly changes: PostgresChangeLog
+  readonly loginAttempts: LoginAttempts
   private closed: Promise<void> | undefined
   private readonly query
   private readonly inserts
@@ -54,6 +57,7 @@ export class PostgresBookStore implements BookStore {
     this.changes = new PostgresChangeLog(url, this.query)
     const retention = options.retention ?? DEFAULT_RETENTION
     this.retention = setInterval(() => void this.trim(retention), options.trimIntervalMs ?? TRIM_INTERVAL_MS).unref()
+    this.loginAttempts = new PostgresLoginAttempts(pool, queryTimeoutMs)
   }
 
   /**

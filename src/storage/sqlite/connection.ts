@@ -1,6 +1,7 @@
-import { closeSync, mkdirSync, openSync } from 'node:fs'
+import { closeSync, openSync } from 'node:fs'
 import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
+import { makeFolder } from '../data-folder.js'
 import { isUpToDate, migrateToLatest } from '../migrations.js'
 import { inOneTransaction } from './migration-transaction.js'
 
@@ -98,7 +99,7 @@ export async function migrateConnection(db: Database.Database): Promise<void> {
  */
 export async function openMigrated(path: string): Promise<Database.Database> {
   if (path !== ':memory:') {
-    mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
+    makeFolder(dirname(path), 0o700)
     closeSync(openSync(path, 'a', 0o600))
   }
   const db = openConnection(path)

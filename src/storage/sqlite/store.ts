@@ -3,6 +3,7 @@ import type { Book, BookInput, BookPatch } from '../../book/schema.js'
 import type { BookFilter, BookQuery } from '../../book/query.js'
 import type { AccountStore } from '../account-store.js'
 import { StorageUnavailableError, type BookStore, type VersionedBook } from '../book-store.js'
+import type { LoginAttempts } from '../login-attempts.js'
 import { insertValues, patchValues } from '../book-sql.js'
 import type { IdempotencyClaim, IdempotentCreate } from '../idempotency.js'
 import { pagesById, pagesOf } from '../list-pages.js'
@@ -11,8 +12,9 @@ import { DEFAULT_RETENTION, TRIM_INTERVAL_MS, type ChangeLogOptions } from '../c
 import { changeLogStatements, type HorizonRow } from '../change-log-sql.js'
 import { sqliteAccountStore } from './accounts.js'
 import { SqliteChangeLog } from './change-log.js'
-import { openMigrated } from './connection.js'
+import { openConnection, openMigrated } from './connection.js'
 import { watchFileIdentity } from './file-identity.js'
+import { SqliteLoginAttempts } from './login-attempts.js'
 import { preparedQueries, prepareStatements } from './statements.js'
 import { WriteQueue, type WriteHealthListener } from './write-queue.js'
 
@@ -55,6 +57,7 @@ export interface SqliteStoreOptions extends ChangeLogOptions {
 export class SqliteBookStore implements BookStore {
   readonly accounts: AccountStore
   readonly changes: SqliteChangeLog
+  readonly loginAttempts: LoginAttempts
   private readonly cache = new Map<number, VersionedBook>()
   private readonly statements
   private readonly query
@@ -71,7 +74,8 @@ export class SqliteBookStore implements BookStore {
   private constructor(
     private readonly db: Database.Database,
     private readonly writes: WriteQueue,
-    private readonly files: ReturnType<typeof watchFileIdentity> | undefined
+    private readonly files: ReturnType<typeof watchFileIdentity> | undefined,
+    private readonly attemptsDb: Database.Database
   ) {
     this.statements = prepareStatements(db)
     this.query = preparedQueries(db)
@@ -81,6 +85,7 @@ export class SqliteBookStore implements BookStore {
     this.seenVersion = this.statements.dataVersion.get()!
     this.horizon = db.prepare<[], HorizonRow>(CHANGE_LOG_SQL.horizon)
     this.seenSeq = this.horizon.get()!.last_seq
+    this.loginAttempts = new SqliteLoginAttempts(attemptsDb)
   }
 
   /**
@@ -93,11 +98,17 @@ export class SqliteBookStore implements BookStore {
    */
   static async open(path: string, options: SqliteStoreOptions = {}): Promise<SqliteBookStore> {
     const db = await openMigrated(path)
+    let attemptsDb: Database.Database | undefined
     try {
       const writer = { path, retention: options.retention ?? DEFAULT_RETENTION, trimIntervalMs: options.trimIntervalMs ?? TRIM_INTERVAL_MS }
       const files = path === ':memory:' ? undefined : watchFileIdentity(path)
-      return new SqliteBookStore(db, new WriteQueue(writer, db, options.onWriteHealth), files)
+      // The login counters on a connection of their own, without an fsync per attempt
+      // (sqlite/login-attempts.ts); an in-memory database has only the one connection.
+      attemptsDb = path === ':memory:' ? db : openConnection(path)
+      if (attemptsDb !== db) attemptsDb.pragma('synchronous = NORMAL')
+      return new SqliteBookStore(db, new WriteQueue(writer, db, options.onWriteHealth), files, attemptsDb)
     } catch (error) {
+      if (attemptsDb !== db) attemptsDb?.close()
       db.close()
       throw error
     }
@@ -206,6 +217,7 @@ export class SqliteBookStore implements BookStore {
   async close(): Promise<void> {
     this.changes.stop()
     await this.writes.close()
+    if (this.attemptsDb !== this.db) this.attemptsDb.close()
     this.db.close()
   }
 
