@@ -165,7 +165,8 @@ describe('the web page: finish', { timeout: 300_000 }, () => {
       const box = row.getBoundingClientRect()
       return box.top >= 0 && box.bottom <= window.innerHeight
     }).length)
-    assert.ok(visible >= 6, `${visible} books fully on one 844 px screen`)
+    const heights = await rows.evaluateAll((all) => all.slice(0, 6).map((row) => Math.round(row.getBoundingClientRect().height)))
+    assert.ok(visible >= 6, `${visible} books fully on one 844 px screen (heights ${heights.join(', ')} px)`)
     assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth))
 
     const toggle = page.getByRole('button', { name: 'Filters' })
@@ -201,7 +202,7 @@ describe('the web page: finish', { timeout: 300_000 }, () => {
     assert.ok(Math.abs(textCentre - (buttonBox.y + buttonBox.height / 2)) <= 2, `text centre ${textCentre}, button centre ${buttonBox.y + buttonBox.height / 2}`)
 
     // Selected: a background of its own.
-    const background = (index: number) => page.locator('table.books tbody tr').nth(index).locator('td.column-title').evaluate((cell) => getComputedStyle(cell).backgroundColor)
+    const background = (index: number) => page.locator('table.books tbody tr').nth(index).evaluate((row) => getComputedStyle(row).backgroundColor)
     const plain = await background(1)
     await page.getByRole('checkbox', { name: 'Select “Short 1”' }).check()
     assert.notEqual(await background(0), plain)
