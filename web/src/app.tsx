@@ -143,12 +143,12 @@ function SignedIn({ session, endSession, replaceToken }: SignedInProps) {
                 </a>
               </li>
             ))}
-            <li>
-              <a href="/docs">{strings.apiDocs}</a>
-            </li>
           </ul>
         </nav>
         <div class="session">
+          <a class="api-docs" href="/docs">
+            {strings.apiDocs}
+          </a>
           <span class={`live live-${feed.state}`}>{liveText(feed.state)}</span>
           <span class="who">{strings.session.signedInAs(session.username || '—', session.role ?? strings.session.roleFull)}</span>
           {session.username && (

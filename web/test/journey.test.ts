@@ -274,7 +274,7 @@ describe('the web page: a whole journey', { timeout: 180_000 }, () => {
   test('delete it, after a confirmation; several at once', { skip }, async () => {
     await page.getByRole('button', { name: 'Delete “Dune”' }).click()
     const confirm = page.getByRole('dialog', { name: 'Delete this book?' })
-    await confirm.getByText('“Dune” by Frank Herbert (1966)').waitFor()
+    await confirm.getByText('“Dune” by Frank Herbert (1965)').waitFor()
     await confirm.getByRole('button', { name: 'Cancel' }).click()
     assert.equal(await rows().count(), 4)
     await page.getByRole('button', { name: 'Delete “Dune”' }).click()

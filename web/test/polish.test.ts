@@ -240,7 +240,7 @@ describe('the web page: finish', { timeout: 300_000 }, () => {
       }
       return [Number.NaN, Number.NaN]
     })
-    assert.ok(g < e, `g at ${g}, e at ${e}`)
+    assert.ok(g! < e!, `g at ${g}, e at ${e}`)
     await page.getByRole('button', { name: 'Edit “[U+202E]gnp.exe”' }).waitFor()
     assertNoProblems(watch)
   })
