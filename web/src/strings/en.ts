@@ -126,7 +126,8 @@ export const en = {
     range: (field: string, minimum: number, maximum: number) => `${field} must be from ${minimum} to ${maximum}.`,
     fixFirst: 'Correct the marked fields first; nothing was sent.',
     refused: (message: string) => `The service refused the book: ${message}. Check the fields and try again.`,
-    changedElsewhere: 'Someone else changed this book while you were editing it. Saving will show you both versions.',
+    changedElsewhere:
+      'Someone else changed this book while you were editing it. Saving keeps their changes to the fields you did not change, and asks about any field you both changed.',
     deletedElsewhere: 'This book was deleted by someone else while you were editing it.',
     addAgain: 'Add it again as a new book'
   },
