@@ -29,6 +29,7 @@ import { booksRoutes } from './routes/books/index.js'
 import { healthRoutes } from './routes/health.js'
 import { loginRoute } from './routes/login.js'
 import { usersRoutes } from './routes/users.js'
+import { ownPasswordRoute } from './routes/own-password.js'
 import { webPageRoutes } from './routes/web-page.js'
 import type { BookStore } from './storage/book-store.js'
 
@@ -137,14 +138,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   })
   // Account management always needs an admin token, even with AUTH_ENABLED=false.
   await app.register(usersRoutes, { accounts: store.accounts, authenticate: createAuthHook(verify, 'admin', generations), generations })
+  const loginLimits = new LoginLimits(store.loginAttempts, {
+    attemptsPerAddress: config.LOGIN_RATE_LIMIT,
+    failuresPerAccount: config.LOGIN_ACCOUNT_FAILURE_LIMIT
+  })
+  // Any role changes its own password (README "Accounts and roles"); wrong ones count as failed logins.
+  await app.register(ownPasswordRoute, { accounts: store.accounts, authenticate: createAuthHook(verify, 'read', generations), limits: loginLimits, generations })
   await app.register(loginRoute, {
     accounts: store.accounts,
     ttlSeconds: config.TOKEN_TTL,
     attemptsPerMinute: config.LOGIN_RATE_LIMIT,
-    limits: new LoginLimits(store.loginAttempts, {
-      attemptsPerAddress: config.LOGIN_RATE_LIMIT,
-      failuresPerAccount: config.LOGIN_ACCOUNT_FAILURE_LIMIT
-    }),
+    limits: loginLimits,
     sign: createTokenSigner(config.SECRET_TOKEN, config.TOKEN_TTL)
   })
   await app.register(healthRoutes, { store })

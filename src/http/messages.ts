@@ -28,6 +28,8 @@ export const Messages = {
   userExists: 'User already exists',
   userNotFound: 'User not found',
   lastAdmin: 'Cannot remove the last admin',
+  passwordChanged: 'Password changed successfully',
+  wrongCurrentPassword: 'Current password is incorrect',
   requestInProgress: 'Request in progress',
   idempotencyKeyReused: 'Idempotency key reused with a different body'
 } as const

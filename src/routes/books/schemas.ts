@@ -10,7 +10,7 @@ import {
   successResponse,
   withHeaders
 } from '../../http/api-document/response-schemas.js'
-import { CreateBookHeaders } from './idempotency.js'
+import { CreateBookHeaders, replayedHeaderDocument } from './idempotency.js'
 import { ListParameters } from './list-query.js'
 
 /** The `ETag` header as the API document shows it. */
@@ -55,7 +55,10 @@ export function bookRouteSchemas() {
       headers: CreateBookHeaders,
       body: BookInput,
       response: {
-        201: successResponse(Book, Messages.created, 'the stored book, with its new id (or, for a retry with the same `Idempotency-Key`, the first answer\'s book).', 201),
+        201: withHeaders(
+          successResponse(Book, Messages.created, 'the stored book, with its new id (or, for a retry with the same `Idempotency-Key`, the first answer\'s book).', 201),
+          replayedHeaderDocument
+        ),
         400: invalidInputResponse(
           'the body is not a JSON object, or `title`/`author` is not a string of 1 to 500 characters (not only white space), or `year` is not an integer from -9999 to 9999; or the `Idempotency-Key` is empty or over 255 characters.'
         ),

@@ -37,6 +37,7 @@ function callsWhileUp(id: number): Call[] {
     ['GET', '/users', undefined],
     ['POST', '/users', account('documented')],
     ['PUT', '/users/documented', '{"role":"editor"}'],
+    ['PUT', '/users/documented/password', '{"current_password":"a long enough passphrase","new_password":"another long passphrase"}'],
     ['POST', '/login', JSON.stringify({ username: 'admin', password: TEST_PASSWORD })],
     ['GET', '/healthz', undefined],
     ['GET', '/readyz', undefined]

@@ -71,7 +71,8 @@ describe('GET /openapi.json', () => {
       'POST /login login',
       'POST /users createUser',
       'PUT /book/{id} updateBook',
-      'PUT /users/{username} updateUser'
+      'PUT /users/{username} updateUser',
+      'PUT /users/{username}/password changeOwnPassword'
     ])
   })
 

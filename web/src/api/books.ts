@@ -69,6 +69,16 @@ export async function createBook(caller: Caller, input: BookInput, idempotencyKe
   return (await call<Book>(caller, 'POST', '/book', { body: input, headers })).data
 }
 
+/**
+ * `POST /book` with `idempotencyKey`: the book, and whether the answer is the key's replayed first
+ * answer (`Idempotent-Replayed: true`: stored before, nothing stored now; README "Retries and
+ * Idempotency-Key").
+ */
+export async function createBookOnce(caller: Caller, input: BookInput, idempotencyKey: string): Promise<{ book: Book; replayed: boolean }> {
+  const answer = await call<Book>(caller, 'POST', '/book', { body: input, headers: { 'idempotency-key': idempotencyKey } })
+  return { book: answer.data, replayed: answer.headers.get('idempotent-replayed') === 'true' }
+}
+
 /** `PUT /book/{id}` with `If-Match: etag`: 412 `Precondition failed` when someone changed it meanwhile. */
 export async function updateBook(caller: Caller, id: number, patch: BookPatch, etag: string): Promise<TaggedBook> {
   const answer = await call<Book>(caller, 'PUT', bookPath(id), { body: patch, headers: { 'if-match': etag } })

@@ -31,6 +31,19 @@ export const en = {
     noRights: 'This account has no rights on the books. Ask an administrator for a role.'
   },
 
+  ownPassword: {
+    open: 'Change password',
+    title: 'Change your password',
+    intro: 'Your other sessions end; this one continues with the new password.',
+    current: 'Current password',
+    currentMissing: 'Enter your current password.',
+    wrongCurrent: 'This is not your current password.',
+    submit: 'Change password',
+    changed: 'Your password was changed. Your other sessions have ended.'
+  },
+
+  apiDocs: 'API documentation',
+
   signIn: {
     title: 'Sign in',
     intro: 'Sign in with your account to see and manage the books.',
@@ -68,6 +81,7 @@ export const en = {
     yearFrom: 'Year from',
     yearTo: 'Year to',
     clearFilters: 'Clear filters',
+    moreFilters: (inUse: number) => (inUse === 0 ? 'Filters' : `Filters (${inUse} in use)`),
     yearFilter: (field: string, minimum: number, maximum: number) => `${field} must be a whole number from ${minimum} to ${maximum}.`,
     pageSize: 'Books per page',
     add: 'Add a book',
@@ -91,6 +105,7 @@ export const en = {
     previousPage: 'Previous page',
     nextPage: 'Next page',
     saved: (title: string) => `Saved “${title}”.`,
+    merged: (title: string) => `Saved “${title}”, merged with a change someone else made meanwhile to other fields (nothing of theirs was undone).`,
     created: (title: string) => `Added “${title}”.`,
     deleted: (count: number) => (count === 1 ? 'Deleted 1 book.' : `Deleted ${count} books.`),
     deleteFailed: (count: number) => (count === 1 ? '1 book could not be deleted.' : `${count} books could not be deleted.`),
@@ -111,20 +126,21 @@ export const en = {
     range: (field: string, minimum: number, maximum: number) => `${field} must be from ${minimum} to ${maximum}.`,
     fixFirst: 'Correct the marked fields first; nothing was sent.',
     refused: (message: string) => `The service refused the book: ${message}. Check the fields and try again.`,
-    changedElsewhere: 'Someone else changed this book while you were editing it. Saving will show you both versions.',
+    changedElsewhere:
+      'Someone else changed this book while you were editing it. Saving keeps their changes to the fields you did not change, and asks about any field you both changed.',
     deletedElsewhere: 'This book was deleted by someone else while you were editing it.',
     addAgain: 'Add it again as a new book'
   },
 
   conflict: {
     title: 'Someone else changed this book',
-    intro: 'The book was changed after you opened it. Compare the two versions and choose which to keep.',
+    intro: 'The book was changed after you opened it, and you both changed the fields below. Choose which values to keep.',
+    merged: (fields: string) => `Taken from the saved version, which only the other person changed: ${fields}.`,
     field: 'Field',
     yours: 'Your version',
     theirs: 'Saved version',
     keepMine: 'Keep my version',
-    takeTheirs: 'Take the saved version',
-    differs: 'differs'
+    takeTheirs: 'Take the saved version'
   },
 
   confirmDelete: {
@@ -191,7 +207,8 @@ export const en = {
     start: (count: number) => (count === 1 ? 'Import 1 book' : `Import ${count} books`),
     progress: 'Import progress',
     progressText: (done: number, total: number) => `${done} of ${total} sent`,
-    stored: (count: number) => (count === 1 ? 'Stored 1 book.' : `Stored ${count} books.`),
+    stored: (count: number, already: number) =>
+      already === 0 ? (count === 1 ? 'Stored 1 book.' : `Stored ${count} books.`) : `${already} already stored, ${count} new.`,
     refused: (count: number) => (count === 1 ? 'The service refused 1 row:' : `The service refused ${count} rows:`),
     unsent: (count: number) =>
       `${count} could not be sent. Run the same import again to send them: the rows already stored are not stored twice.`,

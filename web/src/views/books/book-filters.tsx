@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks'
+import { useEffect, useId, useRef, useState } from 'preact/hooks'
 import type { ListQuery } from '../../api/books.js'
 import { yearBounds } from '../../book/rules.js'
 import { strings } from '../../strings/index.js'
@@ -45,10 +45,14 @@ export interface BookFiltersProps {
 /**
  * The search box (titles containing the text: the API's `title` filter) and the filters by author
  * and year range (`author`, `year_min`, `year_max`), applied as the person types. A year the API
- * would refuse is marked next to its field and not applied.
+ * would refuse is marked next to its field and not applied. On a phone the filters other than the
+ * search box fold behind a "Filters" button (`aria-expanded`), which counts the ones in use.
  */
 export function BookFilters({ query, onChange }: BookFiltersProps) {
   const [values, setValues] = useState(() => valuesOf(query))
+  const [open, setOpen] = useState(false)
+  const foldId = useId()
+  const inUse = [query.author, query.year_min, query.year_max].filter(Boolean).length
   const applied = useRef(JSON.stringify(valuesOf(query)))
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined)
   const errors = {
@@ -86,7 +90,7 @@ export function BookFilters({ query, onChange }: BookFiltersProps) {
 
   return (
     <form
-      class="filters"
+      class={open ? 'filters open' : 'filters'}
       role="search"
       aria-label={strings.books.filters}
       onSubmit={(event) => {
@@ -95,6 +99,10 @@ export function BookFilters({ query, onChange }: BookFiltersProps) {
       }}
     >
       <Field label={strings.books.search} type="search" name="title" value={values.title} onInput={(value) => update('title', value)} />
+      <button type="button" class="filters-toggle" aria-expanded={open ? 'true' : 'false'} aria-controls={foldId} onClick={() => setOpen(!open)}>
+        {strings.books.moreFilters(inUse)}
+      </button>
+      <div class="folded" id={foldId}>
       <Field label={strings.books.author} name="author" value={values.author} onInput={(value) => update('author', value)} />
       <Field
         label={strings.books.yearFrom}
@@ -125,6 +133,7 @@ export function BookFilters({ query, onChange }: BookFiltersProps) {
           {strings.books.clearFilters}
         </button>
       )}
+      </div>
     </form>
   )
 }

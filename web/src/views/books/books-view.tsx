@@ -4,6 +4,7 @@ import { apiQuery, rememberQuery } from '../../routing/view-state.js'
 import { strings } from '../../strings/index.js'
 import { useUi } from '../../ui/context.js'
 import { errorMessage } from '../../ui/error-message.js'
+import { visibleControls } from '../../ui/safe-text.js'
 import { BookFilters, hasFilters } from './book-filters.js'
 import { BookForm } from './book-form.js'
 import { BooksTable } from './books-table.js'
@@ -215,7 +216,7 @@ export function BooksView({ query, navigate }: BooksViewProps) {
           onClose={closeDialog}
           onDone={(book) => {
             closeDialog()
-            announce(strings.books.created(book.title))
+            announce(strings.books.created(visibleControls(book.title)))
             reload()
           }}
         />
@@ -227,7 +228,8 @@ export function BooksView({ query, navigate }: BooksViewProps) {
           onChangedElsewhere={() => setChangedWhileEditing(dialog.id)}
           onDone={(book, outcome) => {
             closeDialog()
-            if (outcome === 'saved') announce(strings.books.saved(book.title))
+            if (outcome === 'saved') announce(strings.books.saved(visibleControls(book.title)))
+            if (outcome === 'merged') announce(strings.books.merged(visibleControls(book.title)))
             reload()
           }}
         />
