@@ -17,6 +17,7 @@ import { damagedFileError, isDamaged } from './damaged-file.js'
 import { watchFileIdentity } from './file-identity.js'
 import { SqliteLoginAttempts } from './login-attempts.js'
 import { preparedQueries, prepareStatements } from './statements.js'
+import type { WriteOp } from './group-commit.js'
 import { WriteQueue, type WriteHealthListener } from './write-queue.js'
 
 /** The change log's statements on SQLite. */
@@ -120,16 +121,16 @@ export class SqliteBookStore implements BookStore {
   }
 
   create(input: BookInput): Promise<Book> {
-    return this.writes.write({ op: 'insert', values: insertValues(input) }, () => {})
+    return this.write({ op: 'insert', values: insertValues(input) }, () => {})
   }
 
   /** One write of the group commit: the key's lookup, the book and the key's answer in its transaction. */
   createIdempotent(input: BookInput, claim: IdempotencyClaim): Promise<IdempotentCreate> {
-    return this.writes.write({ op: 'insertIdempotent', values: insertValues(input), claim }, () => {})
+    return this.write({ op: 'insertIdempotent', values: insertValues(input), claim }, () => {})
   }
 
   trimIdempotencyKeys(before: string): Promise<number> {
-    return this.writes.write({ op: 'trimIdempotencyKeys', before }, () => {})
+    return this.write({ op: 'trimIdempotencyKeys', before }, () => {})
   }
 
   async *list(query?: BookQuery): AsyncIterable<Book> {
@@ -161,7 +162,7 @@ export class SqliteBookStore implements BookStore {
   }
 
   update(id: number, patch: BookPatch): Promise<VersionedBook | undefined> {
-    return this.writes.write<VersionedBook | undefined>({ op: 'update', id, values: patchValues(patch) }, () => this.cache.delete(id))
+    return this.write<VersionedBook | undefined>({ op: 'update', id, values: patchValues(patch) }, () => this.cache.delete(id))
   }
 
   /**
@@ -170,18 +171,18 @@ export class SqliteBookStore implements BookStore {
    * no other write can come between them (SQLite has one writer: the writer's connection).
    */
   updateIfVersion(id: number, version: number, patch: BookPatch): Promise<VersionedBook | 'missing' | 'stale'> {
-    return this.writes.write<VersionedBook | 'missing' | 'stale'>(
+    return this.write<VersionedBook | 'missing' | 'stale'>(
       { op: 'updateIfVersion', id, version, values: patchValues(patch) },
       () => this.cache.delete(id)
     )
   }
 
   delete(id: number): Promise<boolean> {
-    return this.writes.write<boolean>({ op: 'delete', id }, () => this.cache.delete(id))
+    return this.write<boolean>({ op: 'delete', id }, () => this.cache.delete(id))
   }
 
   deleteIfVersion(id: number, version: number): Promise<'deleted' | 'missing' | 'stale'> {
-    return this.writes.write<'deleted' | 'missing' | 'stale'>({ op: 'deleteIfVersion', id, version }, () => this.cache.delete(id))
+    return this.write<'deleted' | 'missing' | 'stale'>({ op: 'deleteIfVersion', id, version }, () => this.cache.delete(id))
   }
 
   /**
@@ -227,6 +228,12 @@ export class SqliteBookStore implements BookStore {
       this.onWriteHealth?.(this.damage)
     }
     return this.damage
+  }
+
+  /** One write through the group commit, refused at once (503) once the file was found damaged. */
+  private write<T>(write: WriteOp, committed: (value: T) => unknown): Promise<T> {
+    if (this.damage) return Promise.reject(this.damage)
+    return this.writes.write<T>(write, committed)
   }
 
   /** One probe write through the group commit, shared by concurrent callers; rejects after {@link PROBE_TIMEOUT_MS}. */
