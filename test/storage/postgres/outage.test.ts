@@ -144,8 +144,8 @@ describe('PostgreSQL going silent (connections stay open, nothing answers) [in-p
     const store = await PostgresBookStore.open(through(database.url, proxy.port), {
       poolSize: 2,
       startupTimeoutMs: 0,
-      connectTimeoutMs: 500,
-      queryTimeoutMs: 500
+      connectTimeoutMs: 2000,
+      queryTimeoutMs: 2000
     })
     app = await buildTestApp({}, store)
   })
