@@ -12,7 +12,7 @@ import { tokenLeases } from './feed/token-lease.js'
 import { trustProxyOption, type Config } from './config.js'
 import { apiDocument } from './http/api-document/openapi.js'
 import { clientErrorHandler, trackAnswers } from './http/errors/client-error.js'
-import { badUrlHandler, errorHandler, notFoundHandler } from './http/errors/error-handler.js'
+import { badUrlHandler, errorHandlerWith, notFoundHandler } from './http/errors/error-handler.js'
 import { methodNotAllowed } from './http/errors/method-not-allowed.js'
 import { connectionOptions, limitConnections, limitConnectionsPerAddress } from './http/pipeline/connection-limits.js'
 import { corsOrigins, registerCors } from './http/pipeline/cors.js'
@@ -91,7 +91,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   limitConnections(app.server, config)
   limitConnectionsPerAddress(app.server, config)
   enforceSendDeadline(app, config.SEND_TIMEOUT)
-  app.setErrorHandler(errorHandler)
+  app.setErrorHandler(errorHandlerWith(store))
   app.setNotFoundHandler(notFoundHandler)
   // First: the request id, the single-Host check, then the security headers (one hook).
   registerRequestStart(app)

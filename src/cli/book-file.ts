@@ -4,13 +4,14 @@ import { createInterface } from 'node:readline'
 import { Option } from 'commander'
 import { parse } from 'csv-parse'
 import { stringify } from 'csv-stringify/sync'
-import { CsvRowReader, ndjsonRow, type FileProblem, type FileRow } from '../book/file-rows.js'
+import { CsvRowReader, csvCell, ESCAPED_CELL, ndjsonRow, type FileProblem, type FileRow } from '../book/file-rows.js'
 import type { Book } from '../book/schema.js'
 
 /**
  * The two file formats of `book-service export` and `import` (README "Backups and moving data"):
  * CSV per RFC 4180 with the header `id,title,author,year` (CRLF line ends, fields quoted when they
- * hold a comma, a quote or a line break), and NDJSON, one JSON book per line.
+ * hold a comma, a quote or a line break; a title or author a spreadsheet would take for a formula
+ * escaped by `csvCell` and quoted), and NDJSON, one JSON book per line.
  */
 export type BookFileFormat = 'csv' | 'ndjson'
 
@@ -49,9 +50,13 @@ export function formatBooks(books: Book[], format: BookFileFormat, first: boolea
     for (const { id, title, author, year } of books) text += `${JSON.stringify({ id, title, author, year })}\n`
     return text
   }
-  const rows = books.map((book) => [book.id, book.title, book.author, book.year])
-  // RFC 4180: CRLF record ends; a field holding CR or LF (or a comma or a quote) is quoted.
-  return stringify(first ? [[...CSV_COLUMNS], ...rows] : rows, { record_delimiter: 'windows', quoted_match: /[\r\n]/ })
+  const rows = books.map((book) => [book.id, csvCell(book.title), csvCell(book.author), book.year])
+  // RFC 4180: CRLF record ends; a field holding CR or LF (or a comma or a quote) is quoted, and so
+  // is a cell escaped as a formula's (OWASP "CSV Injection"; ids and years are numbers, never escaped).
+  return stringify(first ? [[...CSV_COLUMNS], ...rows] : rows, {
+    record_delimiter: 'windows',
+    quoted_match: [/[\r\n]/, ESCAPED_CELL]
+  })
 }
 
 /** A file that cannot be read as `format` at all (e.g. an unclosed quote, no header): one line for the operator. */

@@ -79,6 +79,12 @@ export interface BookStore {
   changeMark(): string | undefined
   /** Resolves when the storage answers a trivial query (readiness); rejects otherwise. */
   ping(): Promise<void>
+  /**
+   * The storage's word on an error a request met (the error handler asks): a
+   * {@link StorageUnavailableError} (503) when it means the storage cannot serve at all (SQLite:
+   * a damaged database file, which also makes {@link ping} fail from then on), else undefined.
+   */
+  unavailableFor?(error: unknown): StorageUnavailableError | undefined
   /** Finishes pending writes and releases the storage (files, connections). */
   close(): Promise<void>
 }

@@ -5,6 +5,7 @@ import { ChangeListeners } from '../change-listeners.js'
 import { bookChangeOf, changeLogStatements, type ChangeRow, type HorizonRow } from '../change-log-sql.js'
 import { types } from './connection.js'
 import type { Statement } from './statements.js'
+import { inTransaction } from './transaction.js'
 
 /** The change log's statements on PostgreSQL (placeholders `$n`), named for node-postgres to prepare. */
 const SQL = changeLogStatements('postgres')
@@ -70,30 +71,24 @@ export class PostgresChangeLog implements ChangeLog {
   }
 
   /**
-   * One retention step, on a connection of `pool`: removes up to {@link TRIM_BATCH} of the oldest
+   * One retention step, on a connection of `pool`, each statement within `queryTimeoutMs`: removes up to {@link TRIM_BATCH} of the oldest
    * rows `retention` no longer keeps, and records the highest number removed, in one transaction.
    * Instances may run it at once: the removal and `GREATEST` make a second run change nothing.
    *
    * @returns true when it removed a whole batch (more may be due).
    * @throws the database's error (the transaction is rolled back).
    */
-  async trim(pool: pg.Pool, retention: ChangeLogRetention): Promise<boolean> {
-    const client = await pool.connect()
-    try {
-      await client.query('BEGIN')
-      const { rows: oldest } = await client.query<{ seq: number; changed_at: string }>(STATEMENTS.oldest.text, [TRIM_BATCH])
-      const { rows: [horizon] } = await client.query<HorizonRow>(STATEMENTS.horizon.text)
+  async trim(pool: pg.Pool, retention: ChangeLogRetention, queryTimeoutMs: number): Promise<boolean> {
+    return inTransaction(pool, queryTimeoutMs, async (query) => {
+      const oldest = await query<{ seq: number; changed_at: string }>(STATEMENTS.oldest.text, [TRIM_BATCH])
+      const [horizon] = await query<HorizonRow>(STATEMENTS.horizon.text)
       const through = trimThrough(oldest, horizon!.last_seq, Date.now(), retention)
-      const removed = through === 0 ? 0 : (await client.query(SQL.trim, [through])).rowCount!
-      if (through > 0) await client.query(SQL.trimmed, [through])
-      await client.query('COMMIT')
-      client.release()
-      return removed >= TRIM_BATCH
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => {})
-      client.release(true)
-      throw error
-    }
+      if (through === 0) return false
+      await query(SQL.trim, [through])
+      await query(SQL.trimmed, [through])
+      // The oldest rows read are the ones removed (another instance may have removed some first).
+      return oldest.filter((row) => row.seq <= through).length >= TRIM_BATCH
+    })
   }
 
   /** Opens the listening connection and tells the listeners once it is up (changes may have committed before). */

@@ -174,7 +174,7 @@ export class PostgresBookStore implements BookStore {
   /** Retention steps until nothing more is due; a failure waits for the next round. */
   private async trim(retention: ChangeLogRetention): Promise<void> {
     try {
-      while (this.closed === undefined && (await this.changes.trim(this.pool, retention)));
+      while (this.closed === undefined && (await this.changes.trim(this.pool, retention, this.queryTimeoutMs)));
     } catch {
       // The database is unreachable or busy: the next round tries again; writes never wait on it.
     }

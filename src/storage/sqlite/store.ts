@@ -13,9 +13,11 @@ import { changeLogStatements, type HorizonRow } from '../change-log-sql.js'
 import { sqliteAccountStore } from './accounts.js'
 import { SqliteChangeLog } from './change-log.js'
 import { openConnection, openMigrated } from './connection.js'
+import { damagedFileError, isDamaged } from './damaged-file.js'
 import { watchFileIdentity } from './file-identity.js'
 import { SqliteLoginAttempts } from './login-attempts.js'
 import { preparedQueries, prepareStatements } from './statements.js'
+import type { WriteOp } from './group-commit.js'
 import { WriteQueue, type WriteHealthListener } from './write-queue.js'
 
 /** The change log's statements on SQLite. */
@@ -70,12 +72,16 @@ export class SqliteBookStore implements BookStore {
 
   /** The readiness probe in flight, shared by the readiness checks that come meanwhile. */
   private probe: Promise<void> | undefined
+  /** Set once a read or write found the database file damaged: the store serves nothing more until restarted. */
+  private damage: StorageUnavailableError | undefined
 
   private constructor(
     private readonly db: Database.Database,
     private readonly writes: WriteQueue,
     private readonly files: ReturnType<typeof watchFileIdentity> | undefined,
-    private readonly attemptsDb: Database.Database
+    private readonly attemptsDb: Database.Database,
+    private readonly path: string,
+    private readonly onWriteHealth: WriteHealthListener | undefined
   ) {
     this.statements = prepareStatements(db)
     this.query = preparedQueries(db)
@@ -106,7 +112,7 @@ export class SqliteBookStore implements BookStore {
       // (sqlite/login-attempts.ts); an in-memory database has only the one connection.
       attemptsDb = path === ':memory:' ? db : openConnection(path)
       if (attemptsDb !== db) attemptsDb.pragma('synchronous = NORMAL')
-      return new SqliteBookStore(db, new WriteQueue(writer, db, options.onWriteHealth), files, attemptsDb)
+      return new SqliteBookStore(db, new WriteQueue(writer, db, options.onWriteHealth), files, attemptsDb, path, options.onWriteHealth)
     } catch (error) {
       if (attemptsDb !== db) attemptsDb?.close()
       db.close()
@@ -115,16 +121,16 @@ export class SqliteBookStore implements BookStore {
   }
 
   create(input: BookInput): Promise<Book> {
-    return this.writes.write({ op: 'insert', values: insertValues(input) }, () => {})
+    return this.write({ op: 'insert', values: insertValues(input) }, () => {})
   }
 
   /** One write of the group commit: the key's lookup, the book and the key's answer in its transaction. */
   createIdempotent(input: BookInput, claim: IdempotencyClaim): Promise<IdempotentCreate> {
-    return this.writes.write({ op: 'insertIdempotent', values: insertValues(input), claim }, () => {})
+    return this.write({ op: 'insertIdempotent', values: insertValues(input), claim }, () => {})
   }
 
   trimIdempotencyKeys(before: string): Promise<number> {
-    return this.writes.write({ op: 'trimIdempotencyKeys', before }, () => {})
+    return this.write({ op: 'trimIdempotencyKeys', before }, () => {})
   }
 
   async *list(query?: BookQuery): AsyncIterable<Book> {
@@ -156,7 +162,7 @@ export class SqliteBookStore implements BookStore {
   }
 
   update(id: number, patch: BookPatch): Promise<VersionedBook | undefined> {
-    return this.writes.write<VersionedBook | undefined>({ op: 'update', id, values: patchValues(patch) }, () => this.cache.delete(id))
+    return this.write<VersionedBook | undefined>({ op: 'update', id, values: patchValues(patch) }, () => this.cache.delete(id))
   }
 
   /**
@@ -165,18 +171,18 @@ export class SqliteBookStore implements BookStore {
    * no other write can come between them (SQLite has one writer: the writer's connection).
    */
   updateIfVersion(id: number, version: number, patch: BookPatch): Promise<VersionedBook | 'missing' | 'stale'> {
-    return this.writes.write<VersionedBook | 'missing' | 'stale'>(
+    return this.write<VersionedBook | 'missing' | 'stale'>(
       { op: 'updateIfVersion', id, version, values: patchValues(patch) },
       () => this.cache.delete(id)
     )
   }
 
   delete(id: number): Promise<boolean> {
-    return this.writes.write<boolean>({ op: 'delete', id }, () => this.cache.delete(id))
+    return this.write<boolean>({ op: 'delete', id }, () => this.cache.delete(id))
   }
 
   deleteIfVersion(id: number, version: number): Promise<'deleted' | 'missing' | 'stale'> {
-    return this.writes.write<'deleted' | 'missing' | 'stale'>({ op: 'deleteIfVersion', id, version }, () => this.cache.delete(id))
+    return this.write<'deleted' | 'missing' | 'stale'>({ op: 'deleteIfVersion', id, version }, () => this.cache.delete(id))
   }
 
   /**
@@ -195,11 +201,39 @@ export class SqliteBookStore implements BookStore {
    * system) until a write succeeds. Then, and when the files are no longer the ones opened, a
    * probe write (a row written and removed, committed and synced like any write; one at a time,
    * at most {@link PROBE_TIMEOUT_MS}) decides, so readiness comes back as soon as writes work.
+   * Last, a read of the file itself (the change log's horizon): a file emptied or overwritten
+   * under the service (`SQLITE_NOTADB`, `SQLITE_CORRUPT`) makes the store unavailable for good.
    */
   async ping(): Promise<void> {
+    if (this.damage) throw this.damage
     this.writes.assertWritable()
     if (this.writes.failing || this.files?.changed()) await this.probeWrite()
-    this.statements.ping.get()
+    try {
+      this.statements.ping.get()
+      this.horizon.get()
+    } catch (error) {
+      throw this.unavailableFor(error) ?? error
+    }
+  }
+
+  /**
+   * A damaged database file (`SQLITE_NOTADB`, `SQLITE_CORRUPT`: README "Readiness") makes the
+   * store unavailable until it is restarted on a sound file: this error and every later one
+   * answer 503, readiness fails, and it is logged once (as writes failing).
+   */
+  unavailableFor(error: unknown): StorageUnavailableError | undefined {
+    if (!isDamaged(error)) return undefined
+    if (this.damage === undefined) {
+      this.damage = damagedFileError(this.path, error as Error)
+      this.onWriteHealth?.(this.damage)
+    }
+    return this.damage
+  }
+
+  /** One write through the group commit, refused at once (503) once the file was found damaged. */
+  private write<T>(write: WriteOp, committed: (value: T) => unknown): Promise<T> {
+    if (this.damage) return Promise.reject(this.damage)
+    return this.writes.write<T>(write, committed)
   }
 
   /** One probe write through the group commit, shared by concurrent callers; rejects after {@link PROBE_TIMEOUT_MS}. */

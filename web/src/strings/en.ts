@@ -180,7 +180,7 @@ export const en = {
     usernameRule: '1 to 64 characters, no spaces at either end, no control character or “/”.',
     passwordRule: (minimum: number, maximum: number) => `${minimum} to ${maximum} characters.`,
     passwordLength: (minimum: number, maximum: number) => `The password must be ${minimum} to ${maximum} characters.`,
-    usernameInvalid: 'The username must be 1 to 64 characters, with no spaces at either end, no control character and no “/”.',
+    usernameInvalid: 'The username must be 1 to 64 characters, with no spaces at either end, no “/”, and no control or invisible character (such as a zero-width space or a direction mark).',
     loadFailed: 'The accounts could not be loaded.'
   },
 
