@@ -3,8 +3,15 @@ import type { BookChange, ChangeLog } from '../storage/change-log.js'
 import { changeEventText, HEARTBEAT_TEXT, positionText, resetEventText } from './event-text.js'
 import type { FeedCounters, FeedSubscriber } from './subscriber.js'
 
-/** Most changes read from the log at once (by the shared reader, and by each catch-up). */
+/** Most changes the shared reader reads from the log at once. */
 const PAGE = 1000
+
+/**
+ * Most changes a catch-up reads from the log at once: reading a page and making its events took
+ * 12 ms on SQLite on the 2-core machine of docs/reliability.md under a load average of 16 (1,000
+ * took 55 ms), so a turn of the event loop with {@link CATCH_UPS_AT_ONCE} pages stays short.
+ */
+const CATCH_UP_PAGE = 250
 
 /** How often expiry and revocation are checked, and heartbeats considered, in milliseconds. */
 const TICK_MS = 1000
@@ -20,7 +27,7 @@ const GATHER_MS = 50
 /**
  * Most catch-ups reading the log at once in one process. A catch-up reads a page, writes it and
  * yields to the event loop before the next, so each turn of the loop runs at most this many pages
- * (a few milliseconds each) whatever the number of subscribers catching up: ordinary requests
+ * of {@link CATCH_UP_PAGE} changes whatever the number of subscribers catching up: ordinary requests
  * keep being answered. Further catch-ups wait for a place (they are not refused); one whose
  * client stops reading gives its place up while it waits.
  */
@@ -196,7 +203,7 @@ export class ChangeFeed {
           }
           continue
         }
-        const changes = await this.log.changesAfter(subscriber.cursor, PAGE)
+        const changes = await this.log.changesAfter(subscriber.cursor, CATCH_UP_PAGE)
         if (changes.length === 0 || subscriber.closed) break
         subscriber.send(changes.map(changeEventText).join(''), changes.length)
         subscriber.cursor = changes.at(-1)!.seq
