@@ -10,14 +10,6 @@ export type ConnectionSettings = Pick<
   'REQUEST_TIMEOUT' | 'HEADERS_TIMEOUT' | 'KEEP_ALIVE_TIMEOUT' | 'MAX_CONNECTIONS' | 'MAX_HEADER_SIZE'
 >
 
-/**
- * How long a connection must have been idle before a new one may close it at `MAX_CONNECTIONS`,
- * in milliseconds: a connection just accepted has had no chance to send its request yet (a burst
- * of thousands is accepted in one turn of the event loop before any of them is read), so within
- * a burst larger than the cap the latest are refused rather than the first.
- */
-export const IDLE_BEFORE_EVICTION_MS = 1000
-
 /** Node checks request and header deadlines at this interval; never slower than 30 s. */
 const MAX_CHECK_INTERVAL_MS = 30_000
 
@@ -59,10 +51,9 @@ export function connectionOptions(settings: ConnectionSettings): Pick<
  * Caps the TCP connections the server holds at once at `MAX_CONNECTIONS` (README "Reliability and
  * security"), so a flood of sockets cannot exhaust file descriptors. At the cap, a new connection
  * is not refused while an idle one is held: the connection idle the longest (one that has not
- * sent a request yet, or a keep-alive connection between two requests), if idle for at least
- * {@link IDLE_BEFORE_EVICTION_MS}, is closed to make room.
+ * sent a request yet, or a keep-alive connection between two requests) is closed to make room.
  * A connection with an answer in progress (a change feed stream included) is never closed for
- * this; when none has been idle that long, the new connection is closed at once. So sockets
+ * this; only when every connection has one is the new connection closed at once. So sockets
  * opened and left idle, from however many addresses, cannot keep a client that sends its request
  * out: its connection is the newest, and the idle ones go first.
  *
@@ -72,21 +63,21 @@ export function limitConnections(server: Server, settings: Pick<Config, 'MAX_CON
   const max = settings.MAX_CONNECTIONS
   // Every open connection, and how many answers each has in progress (pipelining may make it more than one).
   const inFlight = new Map<Socket, number>()
-  // The idle connections and since when (ms, performance.now()), longest idle first (a Map keeps insertion order).
-  const idle = new Map<Socket, number>()
+  // The idle connections, longest idle first (a Set keeps insertion order).
+  const idle = new Set<Socket>()
   server.on('connection', (socket: Socket) => {
     if (socket.destroyed) return
     if (inFlight.size >= max) {
-      const oldest = idle.entries().next()
-      if (oldest.done || performance.now() - oldest.value[1] < IDLE_BEFORE_EVICTION_MS) {
+      const oldest = idle.values().next()
+      if (oldest.done) {
         socket.destroy()
         return
       }
-      idle.delete(oldest.value[0])
-      oldest.value[0].destroy()
+      idle.delete(oldest.value)
+      oldest.value.destroy()
     }
     inFlight.set(socket, 0)
-    idle.set(socket, performance.now())
+    idle.add(socket)
     socket.once('close', () => {
       inFlight.delete(socket)
       idle.delete(socket)
@@ -103,7 +94,7 @@ export function limitConnections(server: Server, settings: Pick<Config, 'MAX_CON
       if (left === undefined) return
       inFlight.set(socket, left - 1)
       // Idle again: now the newest idle connection.
-      if (left === 1 && !socket.destroyed) idle.set(socket, performance.now())
+      if (left === 1 && !socket.destroyed) idle.add(socket)
     })
   })
 }
