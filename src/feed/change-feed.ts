@@ -180,7 +180,7 @@ export class ChangeFeed {
     }
     subscriber.send(positionText(subscriber.cursor), 0)
     if (subscriber.cursor < this.position) await this.catchUp(subscriber)
-    if (!subscriber.closed) this.joined.add(subscriber)
+    else if (!subscriber.closed) this.joined.add(subscriber)
   }
 
   /**
@@ -188,12 +188,18 @@ export class ChangeFeed {
    * time, holding one of the {@link CATCH_UPS_AT_ONCE} places while it reads: between two pages the
    * event loop gets a turn (on SQLite a read is synchronous, and a client that reads as fast as
    * it is written never makes the socket wait), and while the client has not taken what was sent
-   * the place goes to another catch-up. Ends with the cursor at the position, or the stream closed.
+   * the place goes to another catch-up. Ends joined (in the same synchronous step as the check that
+   * the cursor reached the shared reader's position: the reader may move on at any await), or
+   * with the stream closed.
    */
   private async catchUp(subscriber: FeedSubscriber): Promise<void> {
     await this.takeCatchUpPlace()
     try {
-      while (!subscriber.closed && subscriber.cursor < this.position) {
+      while (!subscriber.closed) {
+        if (subscriber.cursor >= this.position) {
+          this.joined.add(subscriber)
+          return
+        }
         if (subscriber.congested) {
           this.giveCatchUpPlace()
           try {
@@ -204,7 +210,11 @@ export class ChangeFeed {
           continue
         }
         const changes = await this.log.changesAfter(subscriber.cursor, CATCH_UP_PAGE)
-        if (changes.length === 0 || subscriber.closed) break
+        if (subscriber.closed) return
+        if (changes.length === 0) {
+          this.joined.add(subscriber)
+          return
+        }
         subscriber.send(changes.map(changeEventText).join(''), changes.length)
         subscriber.cursor = changes.at(-1)!.seq
         await yieldToEventLoop()
