@@ -249,21 +249,31 @@ describe('connection limit (real process)', () => {
     const directory = temporaryDirectory()
     const limit = 5
     const server = await startServer({ dataDirectory: directory, env: { MAX_CONNECTIONS: String(limit) } })
+    const sockets: Raw[] = []
     try {
-      const sockets = await Promise.all(Array.from({ length: limit * 3 }, () => open(server.port)))
-      await sleep(200)
-      for (const raw of sockets) raw.socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n')
-      await sleep(1000)
-      const answered = sockets.filter((raw) => raw.received().startsWith('HTTP/1.1 200 ')).length
-      const dropped = sockets.filter((raw) => raw.isClosed() && raw.received() === '').length
-      // The newest `limit` connections (the readiness probe's keep-alive one, if held, was idle longer).
-      assert.equal(answered, limit, `${answered} answered`)
-      assert.ok(sockets.slice(-limit).every((raw) => raw.received().startsWith('HTTP/1.1 200 ')), 'the newest ones are served')
-      assert.equal(answered + dropped, sockets.length)
+      // One after another, each answered before the next opens (so the service has taken it), then
+      // idle on its kept-alive connection.
+      for (let n = 0; n < limit * 3; n++) {
+        const raw = await open(server.port)
+        sockets.push(raw)
+        raw.socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n')
+        while (!raw.received().includes('\r\n\r\n') && !raw.isClosed()) await sleep(10)
+        assert.match(raw.received(), /^HTTP\/1\.1 200 /, `connection ${n} is answered`)
+      }
+      // Each one past the cap closed the one idle the longest (the readiness probe's first, if held).
+      await Promise.race([Promise.all(sockets.slice(0, -limit).map((raw) => raw.closed)), atMost(5000)])
+      assert.deepEqual(sockets.map((raw) => raw.isClosed()), [...Array(limit * 2).fill(true), ...Array(limit).fill(false)])
+      for (const raw of sockets.slice(-limit)) {
+        const before = raw.received().length
+        raw.socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n')
+        while (!raw.received().slice(before).includes('\r\n\r\n') && !raw.isClosed()) await sleep(10)
+        assert.match(raw.received().slice(before), /^HTTP\/1\.1 200 /, 'the newest are served again')
+      }
       for (const raw of sockets) raw.socket.destroy()
       await sleep(200)
       assert.equal((await fetch(`${server.url}/healthz`)).status, 200)
     } finally {
+      for (const raw of sockets) raw.socket.destroy()
       assert.equal(await server.stop('SIGTERM'), 0)
       removeDirectory(directory)
     }
