@@ -88,8 +88,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   readBodiesAsJson(app)
 
-  limitConnections(app.server, config)
   limitConnectionsPerAddress(app.server, config)
+  limitConnections(app.server, config)
   enforceSendDeadline(app, config.SEND_TIMEOUT)
   app.setErrorHandler(errorHandlerWith(store))
   app.setNotFoundHandler(notFoundHandler)
@@ -117,7 +117,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   if (origins) await registerCors(app, origins)
   await apiDocument(app)
   // One reader of the change log per process, shared by every stream of GET /books/changes.
-  const feed = new ChangeFeed(store.changes, { maxSubscribers: config.FEED_MAX_SUBSCRIBERS, heartbeatSeconds: config.FEED_HEARTBEAT }, app.log)
+  const feed = new ChangeFeed(store.changes, {
+      maxSubscribers: config.FEED_MAX_SUBSCRIBERS,
+      heartbeatSeconds: config.FEED_HEARTBEAT,
+      maxPerSubject: config.FEED_MAX_STREAMS_PER_SUBJECT,
+      maxAgeSeconds: config.FEED_MAX_STREAM_AGE
+    }, app.log)
   // Before the server stops waiting for answers in progress: the streams would hold it open.
   app.addHook('preClose', (done) => {
     feed.close()

@@ -161,10 +161,22 @@ export const settings = {
       'Most time a connection may keep data waiting to be sent without the client taking any of it (a slow or stalled reader); such connections are dropped.'
   },
   FEED_MAX_SUBSCRIBERS: {
-    schema: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 10_000 }),
+    schema: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1024 }),
+    accepts: 'an integer from 1 to 1000000, at most half of MAX_CONNECTIONS',
+    description:
+      'Most change feed streams (GET /books/changes) open at once in one process; further subscribers get 503 `Service unavailable`. Each stream holds a connection, so at most half of MAX_CONNECTIONS is accepted (the rest stays for ordinary requests); unset, it is a quarter of MAX_CONNECTIONS when that is less than 1024.'
+  },
+  FEED_MAX_STREAMS_PER_SUBJECT: {
+    schema: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 16 }),
     accepts: 'an integer from 1 to 1000000',
     description:
-      'Most change feed streams (GET /books/changes) open at once in one process; further subscribers get 503 `Service unavailable`. Each stream is also a connection: keep it under MAX_CONNECTIONS.'
+      'Most change feed streams open at once in one process for one token subject (its `sub` claim; a token without one counts on its own); further ones get 503 `Service unavailable`.'
+  },
+  FEED_MAX_STREAM_AGE: {
+    schema: Type.Integer({ minimum: 1, maximum: 86_400, default: 3600 }),
+    accepts: 'an integer number of seconds from 1 to 86400',
+    description:
+      'Seconds after which a change feed stream ends cleanly (its place freed); the client reconnects with Last-Event-ID and misses nothing.'
   },
   FEED_HEARTBEAT: {
     schema: Type.Integer({ minimum: 1, maximum: 3600, default: 15 }),
@@ -281,13 +293,33 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   // Validation coerces and fills in place: `given` keeps the text as written, for the message.
   const values: Record<string, unknown> = { ...given }
   const validate = settingsValidator()
-  if (validate(values)) return values as Config
+  if (validate(values)) return withFeedRoom(values as Config, given.FEED_MAX_SUBSCRIBERS !== undefined)
   const first = (validate.errors as AjvError[])[0]!
   const name = (first.instancePath.replace(/^\//, '') || String(first.params.missingProperty ?? '')) as SettingName
   const setting: Setting | undefined = settings[name]
   if (!setting) throw new ConfigError(`Invalid configuration: ${settingsAjv!.errorsText(validate.errors, { dataVar: 'env' })}`)
   const shown = setting.secret ? '' : ` (got ${JSON.stringify(given[name] ?? '')})`
   throw new ConfigError(`Invalid configuration: ${name} must be ${setting.accepts}${shown}`)
+}
+
+/**
+ * Keeps room for ordinary requests beside the change feed's streams (README "Change feed"): each
+ * stream holds one of MAX_CONNECTIONS for as long as it lasts, so FEED_MAX_SUBSCRIBERS may take at
+ * most half of them. Unset, it is lowered to a quarter of MAX_CONNECTIONS when that is less than
+ * its default (none for a cap under 4: every subscriber then gets 503).
+ *
+ * @param explicit whether FEED_MAX_SUBSCRIBERS was set (by the environment or `.env`).
+ * @throws {ConfigError} when a FEED_MAX_SUBSCRIBERS that was set is over half of MAX_CONNECTIONS.
+ */
+function withFeedRoom(config: Config, explicit: boolean): Config {
+  const half = Math.floor(config.MAX_CONNECTIONS / 2)
+  if (explicit && config.FEED_MAX_SUBSCRIBERS > half) {
+    throw new ConfigError(
+      `Invalid configuration: FEED_MAX_SUBSCRIBERS must be at most half of MAX_CONNECTIONS (${half}), so feed streams leave room for ordinary requests (got ${config.FEED_MAX_SUBSCRIBERS}; raise MAX_CONNECTIONS or lower FEED_MAX_SUBSCRIBERS)`
+    )
+  }
+  if (!explicit) config.FEED_MAX_SUBSCRIBERS = Math.min(config.FEED_MAX_SUBSCRIBERS, Math.floor(config.MAX_CONNECTIONS / 4))
+  return config
 }
 
 /**

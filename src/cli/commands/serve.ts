@@ -72,7 +72,11 @@ export async function serve(): Promise<void> {
   }
 
   try {
-    await app.listen({ port: config.PORT, host: config.HOST })
+    // A queue of connections not yet accepted as long as MAX_CONNECTIONS (the kernel caps it at
+    // net.core.somaxconn; Node's default is 511): a burst of connections, a flood of them
+    // included, waits to be accepted instead of having its SYNs dropped, which a client would only
+    // retry after 1, 3, 7… s.
+    await app.listen({ port: config.PORT, host: config.HOST, backlog: Math.min(config.MAX_CONNECTIONS, 65_535) })
   } catch (error) {
     await app.close()
     fail(`cannot listen on ${config.HOST}:${config.PORT}: ${(error as Error).message}`)
