@@ -1,6 +1,8 @@
 /**
- * The Node.js lines this service supports: the maintained ones (22, 24 and 26), as
- * package.json `engines.node` says. Developed and benchmarked on 24.
+ * The Node.js lines this service supports: the maintained ones (22, 24 and 26), which CI runs the
+ * whole suite on. Developed and benchmarked on 24. package.json `engines.node` also names
+ * {@link STARTING_NODE_LINES}: a Node.js that may start the built entries, which then run on the
+ * bundled one.
  *
  * Imported first by each entry point (`src/start.ts`, `src/book-service.ts`): its body runs before
  * any other module of the service is evaluated, so an unsupported Node.js never reaches the native
@@ -28,6 +30,14 @@ import { isatty } from 'node:tty'
 
 /** Major versions of the supported Node.js lines. */
 export const SUPPORTED_NODE_LINES: readonly number[] = [22, 24, 26]
+
+/**
+ * Older lines that may start the built entries (`node dist/start.js`, `npx book-service`): they
+ * re-run on the bundled Node.js (Linux x64). 20 is the system Node.js of the machines this is
+ * tested on (test/cli/runtime.test.ts). In `engines.node` so that npm, running on it, does not warn
+ * about the package itself on `npm install` or `npx book-service`.
+ */
+export const STARTING_NODE_LINES: readonly number[] = [20]
 
 /** Whether a Node.js version string (`process.version`, e.g. `v24.21.0`) is on a supported line. */
 export function isSupportedNode(version: string): boolean {

@@ -4,15 +4,16 @@ import { cpSync, existsSync, readFileSync, realpathSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { pathToFileURL } from 'node:url'
-import { bundledNode, isSupportedNode, rerunMessage, SUPPORTED_NODE_LINES, unsupportedNodeMessage } from '../../src/cli/runtime.js'
+import { bundledNode, isSupportedNode, rerunMessage, STARTING_NODE_LINES, SUPPORTED_NODE_LINES, unsupportedNodeMessage } from '../../src/cli/runtime.js'
 import { CLI_ENTRY, removeDirectory, SERVER_ENTRY, startServer, temporaryDirectory } from '../support/server.js'
 
 const ROOT = new URL('../../', import.meta.url).pathname
 
-test('the supported lines are 22, 24 and 26, as package.json engines.node says', () => {
+test('the supported lines are 22, 24 and 26; engines.node adds 20, which starts the entries on the bundled Node.js', () => {
   const engines = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { engines: { node: string } }).engines.node
   assert.deepEqual(SUPPORTED_NODE_LINES, [22, 24, 26])
-  assert.equal(engines, SUPPORTED_NODE_LINES.map((line) => `^${line}.0.0`).join(' || '))
+  assert.deepEqual(STARTING_NODE_LINES, [20])
+  assert.equal(engines, [...STARTING_NODE_LINES, ...SUPPORTED_NODE_LINES].map((line) => `^${line}.0.0`).join(' || '))
   for (const version of ['v22.0.0', 'v22.23.3', 'v24.21.0', 'v26.10.0']) assert.equal(isSupportedNode(version), true, version)
   for (const version of ['v18.20.0', 'v20.20.2', 'v21.7.3', 'v23.11.0', 'v25.0.0', 'v27.0.0', 'garbage']) assert.equal(isSupportedNode(version), false, version)
   assert.equal(isSupportedNode(process.version), true, 'the tests themselves run on a supported line')
