@@ -6,7 +6,7 @@ import { openTransfer } from '../../storage/open.js'
 import { BookFileError, describeProblem, formatOfName, formatOption, readRows, type BookFileFormat } from '../book-file.js'
 import { configOrExit, fail, openOrExit, reportRetry } from '../exit.js'
 import { CONFIGURATION_HELP } from '../help.js'
-import { progressLine } from '../progress.js'
+import { bookCount, progressLine } from '../progress.js'
 
 /** Options of `book-service import`. */
 export interface ImportOptions {
@@ -113,7 +113,7 @@ async function importBooks(file: string, options: ImportOptions): Promise<void> 
     const refusals = outcome.conflicts.map(({ line, id }) => ({ line, problem: `id ${id} is already taken` }))
     refuse(file, refusals, outcome.conflictCount, outcome.conflictCount === 1 ? 'row with a taken id' : 'rows with a taken id')
   }
-  process.stdout.write(`book-service: stored ${outcome.stored} books from ${file}\n`)
+  process.stdout.write(`book-service: stored ${bookCount(outcome.stored)} from ${file}\n`)
 }
 
 /** `book-service import FILE`: {@link importBooks}. */
