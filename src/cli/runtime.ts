@@ -26,7 +26,6 @@ import { existsSync, readFileSync } from 'node:fs'
 import module, { createRequire } from 'node:module'
 import { constants } from 'node:os'
 import { dirname, join } from 'node:path'
-import { isatty } from 'node:tty'
 
 /** Major versions of the supported Node.js lines. */
 export const SUPPORTED_NODE_LINES: readonly number[] = [22, 24, 26]
@@ -97,17 +96,13 @@ const FORWARDED_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGQUIT'] as const
  * Runs this process's entry again on `node`, as its child: same arguments (Node's own options
  * first), environment, working folder and standard streams. Forwards {@link FORWARDED_SIGNALS}
  * and exits with the child's status (a child ended by a signal ends this process by the same
- * signal). SIGINT is not forwarded while a standard stream is a terminal: Ctrl-C reaches the
- * whole foreground process group, the child too, and a second SIGINT would cut its clean stop
- * short. Never resolves: this process only waits for the child.
+ * signal). The child may get a signal twice, from here and directly (Ctrl-C reaches the whole
+ * foreground process group; systemd signals every process of the unit): `serve` and `watch` stop
+ * once and ignore the repeats. Never resolves: this process only waits for the child.
  */
 export function rerunOn(node: BundledNode): Promise<never> {
   const child = spawn(node.path, [...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit' })
-  const fromTerminal = [0, 1, 2].some((fd) => isatty(fd))
-  const forward = (signal: NodeJS.Signals) => {
-    if (signal === 'SIGINT' && fromTerminal) return
-    child.kill(signal)
-  }
+  const forward = (signal: NodeJS.Signals) => child.kill(signal)
   for (const signal of FORWARDED_SIGNALS) process.on(signal, forward)
   child.on('error', (error) => {
     process.stderr.write(`book-service: cannot run ${node.path}: ${error.message}\n`)

@@ -78,6 +78,19 @@ test('dist/start.js started on an unsupported Node.js serves on the bundled one 
   }
 })
 
+test('dist/start.js re-run: SIGTERM to the parent and the child at once (systemd stops every process of a unit) is still a clean stop', { skip: skipRerun }, async () => {
+  const directory = temporaryDirectory()
+  try {
+    const server = await startServer({ dataDirectory: directory, node: OLD_NODE, command: [SERVER_ENTRY] })
+    const childPid = (JSON.parse(server.stdout().split('\n')[0]!) as { pid: number }).pid
+    process.kill(childPid, 'SIGTERM')
+    assert.equal(await server.stop('SIGTERM'), 0, server.output())
+    assert.match(server.stdout(), /"signal":"SIGTERM","msg":"stopping: finishing in-flight requests"/)
+  } finally {
+    removeDirectory(directory)
+  }
+})
+
 for (const [name, entry, args] of [['dist/start.js', SERVER_ENTRY, []], ['dist/book-service.js', CLI_ENTRY, ['token']]] as const) {
   test(`${name} started on an unsupported Node.js with no bundled one: one line naming the fix, exit 1`, { skip }, () => {
     // The built files alone, out of reach of the project's node_modules.

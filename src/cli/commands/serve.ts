@@ -57,8 +57,10 @@ export async function serve(): Promise<void> {
       }
     )
   }
-  process.once('SIGTERM', stop)
-  process.once('SIGINT', stop)
+  // `on`, not `once`: a repeated signal (systemd signals the whole unit, a re-run's parent
+  // forwards it too) must not cut the clean stop short.
+  process.on('SIGTERM', stop)
+  process.on('SIGINT', stop)
   // A worker whose primary is gone gets no more connections (the primary holds the port).
   if (cluster.isWorker) process.once('disconnect', () => stop('disconnect'))
 

@@ -53,8 +53,9 @@ async function watch(options: WatchOptions): Promise<void> {
   }
   const controller = new AbortController()
   const stop = () => controller.abort()
-  process.once('SIGINT', stop)
-  process.once('SIGTERM', stop)
+  // Repeats (a forwarded signal besides the terminal's) abort nothing more.
+  process.on('SIGINT', stop)
+  process.on('SIGTERM', stop)
   try {
     await createClient({ baseUrl: url, token }).subscribe({
       after: options.after,
