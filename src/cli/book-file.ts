@@ -168,12 +168,14 @@ async function* csvRowsFrom(path: string, lastGood: number, rows: CsvRowReader):
 
 /**
  * Reads the rows of a CSV file (RFC 4180, an optional UTF-8 byte order mark, CRLF or LF line
- * ends) by the rules of {@link CsvRowReader}. A malformed record is a row with a {@link CsvProblem}
- * and reading goes on after it ({@link csvRowsFrom}), so an import lists every invalid row.
+ * ends) by the rules of {@link CsvRowReader}.
  *
- * @throws {BookFileError} when the header is malformed or missing, or the file cannot be read.
+ * @param pastMalformed when true, a malformed record is a row with a {@link CsvProblem} and
+ *   reading goes on after it ({@link csvRowsFrom}); when false, it ends the reading.
+ * @throws {BookFileError} when the CSV is malformed (with `pastMalformed`, only its header) or has
+ *   no header.
  */
-async function* csvRows(path: string): AsyncIterable<BookFileRow> {
+async function* csvRows(path: string, pastMalformed: boolean): AsyncIterable<BookFileRow> {
   const parser = createReadStream(path).pipe(parse({ bom: true, info: true, relax_column_count: true }))
   const rows = new CsvRowReader()
   let lastGood = 0
@@ -185,7 +187,10 @@ async function* csvRows(path: string): AsyncIterable<BookFileRow> {
       if (row) yield row
     }
   } catch (error) {
-    if (!isCsvError(error)) throw new BookFileError(`${path}: cannot be read: ${(error as Error).message}`)
+    if (!pastMalformed || !isCsvError(error)) {
+      const { message, lines } = error as Error & { lines?: number }
+      throw new BookFileError(`${path}: not valid CSV${lines ? ` at line ${lines}` : ''}: ${message}`)
+    }
     malformed = true
   }
   if (malformed) yield* csvRowsFrom(path, lastGood, rows)
@@ -204,11 +209,23 @@ async function* ndjsonRows(path: string): AsyncIterable<FileRow> {
 
 /**
  * The rows of the file at `path` in `format`, in file order, streamed (memory stays flat
- * whatever the size).
+ * whatever the size), as the web page reads them too (web/src/transfer/book-file.ts).
  *
- * @throws {BookFileError} when the file is malformed beyond single rows (a CSV header that is
- *   not valid CSV, or none); the file system's error when it cannot be read.
+ * @throws {BookFileError} when the file is malformed beyond single rows (CSV only); the file
+ *   system's error when it cannot be read.
  */
-export function readRows(path: string, format: BookFileFormat): AsyncIterable<BookFileRow> {
-  return format === 'csv' ? csvRows(path) : ndjsonRows(path)
+export function readRows(path: string, format: BookFileFormat): AsyncIterable<FileRow> {
+  return format === 'csv' ? (csvRows(path, false) as AsyncIterable<FileRow>) : ndjsonRows(path)
+}
+
+/**
+ * {@link readRows}, except that a CSV record that is not valid CSV (a stray quote, a quote never
+ * closed) is a row with a {@link CsvProblem}, and the rows after it are still read: what `import`
+ * checks, so that its refusal lists every invalid row.
+ *
+ * @throws {BookFileError} when the CSV header is malformed or missing; the file system's error
+ *   when it cannot be read.
+ */
+export function readEveryRow(path: string, format: BookFileFormat): AsyncIterable<BookFileRow> {
+  return format === 'csv' ? csvRows(path, true) : ndjsonRows(path)
 }
