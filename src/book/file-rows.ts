@@ -65,6 +65,14 @@ export class CsvRowReader {
   }
 
   /**
+   * Moves past lines that held no readable record (a malformed one), up to line `lines`: the next
+   * record read starts after it.
+   */
+  skip(lines: number): void {
+    this.lastLine = lines
+  }
+
+  /**
    * The row of `record`, whose last line is `lines` (csv-parse's `info.lines`, 1-based);
    * undefined for the header and for a blank line.
    */

@@ -8,7 +8,7 @@ import { openTransfer } from '../../storage/open.js'
 import { formatBooks, formatOfName, formatOption, type BookFileFormat } from '../book-file.js'
 import { configOrExit, fail, openOrExit } from '../exit.js'
 import { CONFIGURATION_HELP } from '../help.js'
-import { progressLine } from '../progress.js'
+import { bookCount, progressLine } from '../progress.js'
 
 /** Options of `book-service export`. */
 export interface ExportOptions {
@@ -21,17 +21,25 @@ async function write(out: Writable, text: string): Promise<void> {
   if (text !== '' && !out.write(text)) await once(out, 'drain')
 }
 
-/** Writes every book of `transfer`, page by page, to `out` in `format` (with no books, a CSV still gets its header). */
-async function writeBooks(transfer: BookTransfer, out: Writable, format: BookFileFormat): Promise<void> {
+/**
+ * Writes every book of `transfer`, page by page, to `out` in `format` (with no books, a CSV still
+ * gets its header).
+ *
+ * @returns how many books it wrote.
+ */
+async function writeBooks(transfer: BookTransfer, out: Writable, format: BookFileFormat): Promise<number> {
   const progress = progressLine('export')
   let first = true
+  let count = 0
   for await (const page of transfer.pages()) {
     await write(out, formatBooks(page, format, first))
     first = false
+    count += page.length
     progress.add(page.length)
   }
   if (first) await write(out, formatBooks([], format, true))
   progress.done()
+  return count
 }
 
 /**
@@ -39,7 +47,8 @@ async function writeBooks(transfer: BookTransfer, out: Writable, format: BookFil
  * data"): every book, id
  * ascending, from one snapshot, streamed page by page to stdout (default) or FILE. The format is
  * `--format`, else the one FILE's extension implies, else NDJSON. A FILE is written under a
- * temporary name (mode 0600) and renamed into place once complete, so it is never half-written.
+ * temporary name (mode 0600) and renamed into place once complete, so it is never half-written;
+ * then one line on stdout says how many books it holds.
  * Exits 1 with one line on stderr when the database cannot be read or the output written.
  */
 async function exportBooks(options: ExportOptions): Promise<void> {
@@ -51,12 +60,14 @@ async function exportBooks(options: ExportOptions): Promise<void> {
       await writeBooks(transfer, process.stdout, format)
       return
     }
-    await replaceAtomically(options.output, async (temporary) => {
+    const count = await replaceAtomically(options.output, async (temporary) => {
       const out = createWriteStream(temporary, { flags: 'wx', mode: 0o600 })
-      await writeBooks(transfer, out, format)
+      const written = await writeBooks(transfer, out, format)
       out.end()
       await once(out, 'close')
+      return written
     })
+    process.stdout.write(`book-service: exported ${bookCount(count)} to ${options.output} (${format === 'csv' ? 'CSV' : 'NDJSON'})\n`)
   } catch (error) {
     fail(`export failed: ${(error as Error).message}`)
   } finally {

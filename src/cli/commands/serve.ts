@@ -57,8 +57,10 @@ export async function serve(): Promise<void> {
       }
     )
   }
-  process.once('SIGTERM', stop)
-  process.once('SIGINT', stop)
+  // `on`, not `once`: a repeated signal (systemd signals the whole unit, a re-run's parent
+  // forwards it too) must not cut the clean stop short.
+  process.on('SIGTERM', stop)
+  process.on('SIGINT', stop)
   if (cluster.isWorker) {
     // A worker whose primary is gone (killed, crashed) stops as on SIGTERM: it closes its copy of
     // the listening socket and finishes the requests it is answering. Node's cluster would end it
