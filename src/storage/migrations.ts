@@ -100,8 +100,57 @@ function migrations(engine: Engine, sql: SqlTag): Record<string, MarkedMigration
           .addColumn('attempts', 'integer', (column) => column.notNull())
           .execute()
       }
+    },
+    '0007_change_log_numbering': {
+      // Older releases may run on it: their writes fire the same triggers (their rows carry no context).
+      olderReleasesMayRun: true,
+      // Each change-log row records who made it and the request that did (README "Change log";
+      // `ChangeContext` in src/storage/change-log.ts): null for the writes of other programs.
+      async up(db: Kysely<unknown>) {
+        await atomically(db, engine, sql, async () => {
+          for (const statement of changeLogNumbering(engine)) await sql.raw(statement).execute(db)
+        })
+      }
     }
   }
+}
+
+/**
+ * Migration 0007's statements: the context columns of `book_changes` (`CHANGE_CONTEXT_COLUMNS` in
+ * change-log-sql.ts) and, on PostgreSQL, the trigger function that fills them from the writing
+ * transaction's `book_service.change_context` setting (see `ChangeContext` in change-log.ts).
+ */
+function changeLogNumbering(engine: Engine): string[] {
+  const columns = ['ALTER TABLE book_changes ADD COLUMN actor text NULL', 'ALTER TABLE book_changes ADD COLUMN request_id text NULL']
+  if (engine === 'sqlite') return columns
+  const now = `to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
+  return [
+    ...columns,
+    `CREATE OR REPLACE FUNCTION book_changes_log() RETURNS trigger LANGUAGE plpgsql AS $$
+    DECLARE
+      context jsonb := nullif(current_setting('book_service.change_context', true), '')::jsonb;
+      position integer;
+    BEGIN
+      IF jsonb_typeof(context) = 'array' THEN
+        -- A group insert: one object per inserted row, in row order (the order rows fire in).
+        position := coalesce(nullif(current_setting('book_service.change_context_row', true), ''), '0')::integer;
+        PERFORM set_config('book_service.change_context_row', (position + 1)::text, true);
+        context := context -> position;
+      END IF;
+      PERFORM pg_advisory_xact_lock(${CHANGE_LOG_LOCK});
+      IF TG_OP = 'DELETE' THEN
+        INSERT INTO book_changes (seq, book_id, operation, version, title, author, year, changed_at, actor, request_id)
+          VALUES (nextval('book_changes_seq'), OLD.id, 'deleted', OLD.version, NULL, NULL, NULL, ${now},
+            context ->> 'actor', context ->> 'request_id');
+      ELSE
+        INSERT INTO book_changes (seq, book_id, operation, version, title, author, year, changed_at, actor, request_id)
+          VALUES (nextval('book_changes_seq'), NEW.id, CASE TG_OP WHEN 'INSERT' THEN 'created' ELSE 'updated' END,
+            NEW.version, NEW.title, NEW.author, NEW.year, ${now}, context ->> 'actor', context ->> 'request_id');
+      END IF;
+      PERFORM pg_notify('book_changes', '');
+      RETURN NULL;
+    END $$`
+  ]
 }
 
 /** The PostgreSQL advisory lock key ("bookchng" in ASCII) that numbers change-log rows in commit order. */
