@@ -9,7 +9,8 @@ import type { Engine } from './engine.js'
  * - `changedBooks`: after seq, limit: the seq and book id of those rows (cache invalidation);
  * - `horizon`: none: `trimmed_through` and `last_seq` (the highest number committed, or the
  *   trimmed one when retention emptied the log);
- * - `oldest`: limit: the seq and time of the oldest rows, ascending (what retention looks at);
+ * - `oldest`: limit: the seq and time of the oldest numbered rows, ascending (what retention looks
+ *   at; PostgreSQL's rows waiting for a number are never removed);
  * - `trim`: through seq: removes the rows up to it; `trimmed`: through seq: records it.
  */
 export function changeLogStatements(engine: Engine) {
@@ -21,7 +22,7 @@ export function changeLogStatements(engine: Engine) {
     changedBooks: `SELECT seq, book_id FROM book_changes WHERE seq > ${first} ORDER BY seq LIMIT ${second}`,
     horizon: `SELECT trimmed_through, ${greatest}(trimmed_through, COALESCE((SELECT max(seq) FROM book_changes), 0)) AS last_seq
       FROM book_change_horizon`,
-    oldest: `SELECT seq, changed_at FROM book_changes ORDER BY seq LIMIT ${first}`,
+    oldest: `SELECT seq, changed_at FROM book_changes WHERE seq IS NOT NULL ORDER BY seq LIMIT ${first}`,
     trim: `DELETE FROM book_changes WHERE seq <= ${first}`,
     trimmed: `UPDATE book_change_horizon SET trimmed_through = ${greatest}(trimmed_through, ${first})`
   }

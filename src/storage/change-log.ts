@@ -86,4 +86,17 @@ export interface ChangeLog {
    * @returns a function that stops the calls.
    */
   onChanges(listener: () => void): () => void
+  /**
+   * The numbering's lag (`/metrics`): committed changes still waiting for a number and the age of
+   * the oldest. Absent where changes are numbered as they commit (SQLite).
+   */
+  numberingLag?(): Promise<NumberingLag>
+}
+
+/** Committed changes not numbered yet (PostgreSQL numbers after commit: README "Change log"). */
+export interface NumberingLag {
+  /** How many. */
+  readonly waiting: number
+  /** Seconds since the oldest of them was written; 0 when none waits. */
+  readonly oldestAgeSeconds: number
 }
