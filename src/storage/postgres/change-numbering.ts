@@ -1,6 +1,6 @@
 import pg from 'pg'
 import { CHANGE_NUMBERING_LOCK } from '../migrations.js'
-import { IDLE_IN_TRANSACTION_MS, types } from './connection.js'
+import { IDLE_IN_TRANSACTION_MS, QUERY_TIMEOUT_MS, types } from './connection.js'
 
 /** Most rows one numbering transaction numbers; a full batch is followed by the next at once. */
 export const NUMBERING_BATCH = 1000
@@ -16,6 +16,9 @@ export const NUMBERING_POLL_MS = 20
  * wait before reconnecting after the connection failed. The failover bound of README "Change log".
  */
 export const TAKEOVER_MS = 500
+
+/** Longest {@link ChangeNumbering.stop} waits for a round in progress and the connection's end, in ms. */
+const STOP_WAIT_MS = 1000
 
 /** Server-side TCP keep-alive of the numbering connection: a holder whose host vanished is dropped after about 5 + 3 × 1 s. */
 const KEEPALIVE_SETTINGS = 'SET tcp_keepalives_idle = 5; SET tcp_keepalives_interval = 1; SET tcp_keepalives_count = 3'
@@ -74,12 +77,21 @@ export class ChangeNumbering {
     })
   }
 
-  /** Stops: ends the connection, which releases the numbering to another instance. */
+  /**
+   * Stops: ends the connection, which releases the numbering to another instance. Waits at most
+   * {@link STOP_WAIT_MS} for a round in progress and the connection's end (a silent server).
+   */
   async stop(): Promise<void> {
     this.stopped = true
     clearTimeout(this.timer)
-    await this.running
-    await this.disconnect()
+    let timer: NodeJS.Timeout | undefined
+    const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, STOP_WAIT_MS)))
+    await Promise.race([(async () => {
+      await this.running
+      await this.disconnect()
+    })(), deadline])
+    clearTimeout(timer)
+    void this.disconnect()
   }
 
   /** One round: connect, take the lock or number, then schedule the next round. */
@@ -117,6 +129,9 @@ export class ChangeNumbering {
       application_name: 'book-service-numbering',
       keepAlive: true,
       idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS,
+      // A server gone silent fails the round instead of holding it (and close()) forever.
+      query_timeout: QUERY_TIMEOUT_MS,
+      connectionTimeoutMillis: QUERY_TIMEOUT_MS,
       types
     })
     client.on('error', () => {}) // the next query fails too, and the round reconnects
