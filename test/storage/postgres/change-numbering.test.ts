@@ -6,6 +6,7 @@ import pg from 'pg'
 import { UNKNOWN_CHANGE_CONTEXT } from '../../../src/storage/change-log.js'
 import { CHANGE_NUMBERING_LOCK } from '../../../src/storage/migrations.js'
 import { PostgresBookStore } from '../../../src/storage/postgres/store.js'
+import { authHeaders, buildTestApp } from '../../support/app.js'
 import { eventually } from '../../support/client.js'
 import { createPostgresDatabase, postgresSkipReason } from '../../support/engines.js'
 import { removeDirectory, temporaryDirectory } from '../../support/server.js'
@@ -113,5 +114,36 @@ describe('the change log numbering on PostgreSQL (README "Change log")', { skip:
     await reopened.create(book(4), UNKNOWN_CHANGE_CONTEXT)
     await eventually('numbered after the restore', async () => (await reopened.changes.horizon()).lastSeq === 4, 5000)
     assert.deepEqual((await reopened.changes.changesAfter(0, 10)).map((change) => change.seq), [1, 2, 3, 4])
+  })
+})
+
+describe('/metrics: the numbering lag (README "Change log") [postgres]', { skip: postgresSkipReason }, () => {
+  test('change_log_unnumbered and change_log_unnumbered_oldest_seconds count the changes waiting for a number', async () => {
+    const database = await createPostgresDatabase()
+    const blocked = new pg.Client({ connectionString: database.url })
+    await blocked.connect()
+    await blocked.query('SELECT pg_advisory_lock($1)', [CHANGE_NUMBERING_LOCK.toString()]) // no sequencer can number
+    const store = await PostgresBookStore.open(database.url, { poolSize: 2, startupTimeoutMs: 0 })
+    const app = await buildTestApp({}, store)
+    try {
+      const gauge = async (name: string) => {
+        const text = (await app.inject({ url: '/metrics' })).body
+        return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1])
+      }
+      assert.equal(await gauge('change_log_unnumbered'), 0)
+      for (let n = 0; n < 2; n++) {
+        assert.equal((await app.inject({ method: 'POST', url: '/book', headers: authHeaders(), payload: book(n) })).statusCode, 201)
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1100))
+      assert.equal(await gauge('change_log_unnumbered'), 2)
+      assert.ok((await gauge('change_log_unnumbered_oldest_seconds')) >= 1)
+      await blocked.query('SELECT pg_advisory_unlock($1)', [CHANGE_NUMBERING_LOCK.toString()])
+      await eventually('numbered', async () => (await gauge('change_log_unnumbered')) === 0, 5000)
+      assert.equal(await gauge('change_log_unnumbered_oldest_seconds'), 0)
+    } finally {
+      await app.close()
+      await blocked.end()
+      await database.drop()
+    }
   })
 })
