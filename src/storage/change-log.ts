@@ -17,7 +17,7 @@ export interface BookChange {
   readonly version: number
   /** The book as GET /book/{id} answers it after the change; null for `deleted`. */
   readonly book: Book | null
-  /** When the change was committed, ISO 8601 UTC with milliseconds. */
+  /** When the change was made (written in its transaction), ISO 8601 UTC with milliseconds. */
   readonly changedAt: string
   /** Who made it ({@link ChangeContext.actor}); null for a write of another program. */
   readonly actor: string | null
