@@ -102,8 +102,9 @@ function migrations(engine: Engine, sql: SqlTag): Record<string, MarkedMigration
       }
     },
     '0007_change_log_numbering': {
-      // Older releases may run on it: their writes fire the same triggers (their rows carry no context).
-      olderReleasesMayRun: true,
+      // Not marked: an older release's writes would still be logged (the same trigger), but
+      // numbered only while an instance of this release runs the sequencer; an older release
+      // alone (a rollback) would leave its feed waiting for numbers that never come.
       // Each change-log row records who made it and the request that did (README "Change log";
       // `ChangeContext` in src/storage/change-log.ts): null for the writes of other programs. On
       // PostgreSQL the rows are numbered after commit by one sequencer, without a lock or NOTIFY
