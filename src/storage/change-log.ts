@@ -8,7 +8,10 @@ export type ChangeOperation = 'created' | 'updated' | 'deleted'
  * written in the same transaction as the change, so neither exists without the other.
  */
 export interface BookChange {
-  /** The change's sequence number: strictly increasing in commit order, never reused (≥ 1). */
+  /**
+   * The change's sequence number (≥ 1), never reused: given at the commit on SQLite, shortly after
+   * it on PostgreSQL (README "Change log"); a reader that saw it never later finds a smaller one.
+   */
   readonly seq: number
   /** The id of the book changed. */
   readonly bookId: number
