@@ -128,7 +128,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     feed.close()
     done()
   })
-  if (config.METRICS_ENABLED) await registerMetrics(app, feed)
+  if (config.METRICS_ENABLED) await registerMetrics(app, feed, store.changes)
 
   const verify = createTokenVerifier(config.SECRET_TOKEN)
   const generations = new TokenGenerations(store.accounts)

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { Registry } from 'prom-client'
 import type { FeedCounters } from '../../feed/subscriber.js'
+import type { ChangeLog } from '../../storage/change-log.js'
 import { inClusterWorker, reportToPrimary, serviceMetrics } from './cluster-metrics.js'
 
 /** What /metrics reads of the change feed (src/feed/change-feed.ts). */
@@ -38,13 +39,15 @@ function processMetrics({ Registry, collectDefaultMetrics }: typeof import('prom
  * counted in `http_requests_total` and timed in `http_request_duration_seconds`, both labelled by
  * `method`, `route` (the route pattern such as `/book/:id`, or `unmatched`) and `status_code`;
  * the change feed's `feed_subscribers` (gauge), `feed_events_sent_total` and `feed_dropped_total`
- * (subscribers dropped for not keeping up) are read from `feed` when scraped;
+ * (subscribers dropped for not keeping up) are read from `feed` when scraped, and the change
+ * log's numbering lag (`change_log_unnumbered`, `change_log_unnumbered_oldest_seconds`: README
+ * "Change log") from `changes`;
  * `GET /metrics` serves them with the process metrics in the Prometheus text format
  * (`text/plain; version=0.0.4`); in a worker of `WORKERS` > 1, those of every worker together
  * (cluster-metrics.ts). Not behind auth: operators restrict it at the network.
  * prom-client is imported here, so a start with `METRICS_ENABLED=false` never loads it.
  */
-export async function registerMetrics(app: FastifyInstance, feed: FeedMetricsSource): Promise<void> {
+export async function registerMetrics(app: FastifyInstance, feed: FeedMetricsSource, changes?: ChangeLog): Promise<void> {
   // The CommonJS exports object: what Node and the bundle (scripts/bundle.ts) both give as `default`.
   const promClient = (await import('prom-client')).default
   const { Counter, Gauge, Histogram, Registry } = promClient
@@ -88,6 +91,26 @@ export async function registerMetrics(app: FastifyInstance, feed: FeedMetricsSou
     collect() {
       this.reset()
       this.inc(feed.counters.dropped)
+    }
+  })
+
+  // One query per scrape, shared by both gauges; 0 where rows are numbered as they commit (SQLite).
+  let lag: ReturnType<NonNullable<ChangeLog['numberingLag']>> | undefined
+  const numberingLag = () => (lag ??= (changes?.numberingLag?.() ?? Promise.resolve({ waiting: 0, oldestAgeSeconds: 0 })).finally(() => setImmediate(() => (lag = undefined))))
+  new Gauge({
+    name: 'change_log_unnumbered',
+    help: 'Committed changes waiting for their change-log number (PostgreSQL numbers them after commit).',
+    registers: [registry],
+    async collect() {
+      this.set((await numberingLag().catch(() => ({ waiting: Number.NaN }))).waiting)
+    }
+  })
+  new Gauge({
+    name: 'change_log_unnumbered_oldest_seconds',
+    help: 'Age in seconds of the oldest committed change waiting for its change-log number (0 when none waits).',
+    registers: [registry],
+    async collect() {
+      this.set((await numberingLag().catch(() => ({ oldestAgeSeconds: Number.NaN }))).oldestAgeSeconds)
     }
   })
 

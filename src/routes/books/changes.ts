@@ -57,8 +57,8 @@ export function changeFeedHandler(options: ChangeFeedRouteOptions) {
     let added = false
     try {
       // "From now" is fixed before the head is sent: a change acknowledged after the client saw the
-      // head has a greater number (numbers follow commit order), so it is delivered. Resolving it
-      // later would race a write made as soon as the head arrives.
+      // head has a greater number (numbers are given in order, at or after the commit), so it is
+      // delivered. Resolving it later would race a write made as soon as the head arrives.
       const start = startPoint(request) ?? (await feed.lastSequence())
       const head: OutgoingHttpHeaders = {
         ...(reply.getHeaders() as OutgoingHttpHeaders),

@@ -5,17 +5,19 @@ import type { InsertValues, PatchValues } from '../book-sql.js'
 import { isBusy, retryWhileBusy } from './connection.js'
 import { answerFromRow, insertedRow, type IdempotencyClaim, type IdempotentCreate } from '../idempotency.js'
 import { prepareStatements } from './statements.js'
+import type { ChangeContext } from '../change-log.js'
+import { SQLITE_CONTEXT_STATEMENTS, contextValues } from '../change-log-sql.js'
 
 /** One write of the SQLite store, as data (so it can be sent to the writer thread). */
 export type WriteOp =
-  | { op: 'insert'; values: InsertValues }
-  | { op: 'insertIdempotent'; values: InsertValues; claim: IdempotencyClaim }
+  | { op: 'insert'; values: InsertValues; context: ChangeContext }
+  | { op: 'insertIdempotent'; values: InsertValues; claim: IdempotencyClaim; context: ChangeContext }
   | { op: 'trimIdempotencyKeys'; before: string }
   | { op: 'probe' }
-  | { op: 'update'; id: number; values: PatchValues }
-  | { op: 'updateIfVersion'; id: number; version: number; values: PatchValues }
-  | { op: 'delete'; id: number }
-  | { op: 'deleteIfVersion'; id: number; version: number }
+  | { op: 'update'; id: number; values: PatchValues; context: ChangeContext }
+  | { op: 'updateIfVersion'; id: number; version: number; values: PatchValues; context: ChangeContext }
+  | { op: 'delete'; id: number; context: ChangeContext }
+  | { op: 'deleteIfVersion'; id: number; version: number; context: ChangeContext }
 
 /** What a write gives back (see the store's method of the same name). */
 export type WriteResult = Book | VersionedBook | undefined | boolean | number | IdempotentCreate | 'deleted' | 'missing' | 'stale'
@@ -51,7 +53,18 @@ export function toError(error: WriteError): Error {
 export function groupCommit(db: Database.Database): (batch: WriteOp[]) => WriteOutcome[] {
   const statements = prepareStatements(db)
   const missingOrStale = (id: number) => (statements.exists.get(id) ? 'stale' : 'missing')
+  const lastSeq = db.prepare<[], number>(SQLITE_CONTEXT_STATEMENTS.lastSeq).pluck()
+  const stamp = db.prepare(SQLITE_CONTEXT_STATEMENTS.stamp)
+  // A book write stamps the change-log rows its triggers wrote with its context (`ChangeContext`):
+  // the rows numbered above the highest number before it, in the same transaction (or savepoint).
   const run = (write: WriteOp): WriteResult => {
+    if (!('context' in write)) return runWrite(write)
+    const before = lastSeq.get()!
+    const result = runWrite(write)
+    stamp.run(...contextValues(write.context), before)
+    return result
+  }
+  const runWrite = (write: WriteOp): WriteResult => {
     switch (write.op) {
       case 'insert':
         return statements.insert.get(...write.values)

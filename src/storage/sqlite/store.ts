@@ -12,6 +12,7 @@ import { DEFAULT_RETENTION, TRIM_INTERVAL_MS, type ChangeLogOptions } from '../c
 import { changeLogStatements, type HorizonRow } from '../change-log-sql.js'
 import { sqliteAccountStore } from './accounts.js'
 import { SqliteChangeLog } from './change-log.js'
+import type { ChangeContext } from '../change-log.js'
 import { openConnection, openMigrated } from './connection.js'
 import { damagedFileError, isDamaged } from './damaged-file.js'
 import { watchFileIdentity } from './file-identity.js'
@@ -120,13 +121,13 @@ export class SqliteBookStore implements BookStore {
     }
   }
 
-  create(input: BookInput): Promise<Book> {
-    return this.write({ op: 'insert', values: insertValues(input) }, () => {})
+  create(input: BookInput, context: ChangeContext): Promise<Book> {
+    return this.write({ op: 'insert', values: insertValues(input), context }, () => {})
   }
 
   /** One write of the group commit: the key's lookup, the book and the key's answer in its transaction. */
-  createIdempotent(input: BookInput, claim: IdempotencyClaim): Promise<IdempotentCreate> {
-    return this.write({ op: 'insertIdempotent', values: insertValues(input), claim }, () => {})
+  createIdempotent(input: BookInput, claim: IdempotencyClaim, context: ChangeContext): Promise<IdempotentCreate> {
+    return this.write({ op: 'insertIdempotent', values: insertValues(input), claim, context }, () => {})
   }
 
   trimIdempotencyKeys(before: string): Promise<number> {
@@ -161,8 +162,8 @@ export class SqliteBookStore implements BookStore {
     return book
   }
 
-  update(id: number, patch: BookPatch): Promise<VersionedBook | undefined> {
-    return this.write<VersionedBook | undefined>({ op: 'update', id, values: patchValues(patch) }, () => this.cache.delete(id))
+  update(id: number, patch: BookPatch, context: ChangeContext): Promise<VersionedBook | undefined> {
+    return this.write<VersionedBook | undefined>({ op: 'update', id, values: patchValues(patch), context }, () => this.cache.delete(id))
   }
 
   /**
@@ -170,19 +171,19 @@ export class SqliteBookStore implements BookStore {
    * every write; when it changes nothing, the existence check runs in the same transaction, so
    * no other write can come between them (SQLite has one writer: the writer's connection).
    */
-  updateIfVersion(id: number, version: number, patch: BookPatch): Promise<VersionedBook | 'missing' | 'stale'> {
+  updateIfVersion(id: number, version: number, patch: BookPatch, context: ChangeContext): Promise<VersionedBook | 'missing' | 'stale'> {
     return this.write<VersionedBook | 'missing' | 'stale'>(
-      { op: 'updateIfVersion', id, version, values: patchValues(patch) },
+      { op: 'updateIfVersion', id, version, values: patchValues(patch), context },
       () => this.cache.delete(id)
     )
   }
 
-  delete(id: number): Promise<boolean> {
-    return this.write<boolean>({ op: 'delete', id }, () => this.cache.delete(id))
+  delete(id: number, context: ChangeContext): Promise<boolean> {
+    return this.write<boolean>({ op: 'delete', id, context }, () => this.cache.delete(id))
   }
 
-  deleteIfVersion(id: number, version: number): Promise<'deleted' | 'missing' | 'stale'> {
-    return this.write<'deleted' | 'missing' | 'stale'>({ op: 'deleteIfVersion', id, version }, () => this.cache.delete(id))
+  deleteIfVersion(id: number, version: number, context: ChangeContext): Promise<'deleted' | 'missing' | 'stale'> {
+    return this.write<'deleted' | 'missing' | 'stale'>({ op: 'deleteIfVersion', id, version, context }, () => this.cache.delete(id))
   }
 
   /**
