@@ -9,7 +9,7 @@ import { createTokenSigner, createTokenVerifier } from './auth/tokens.js'
 import { BODY_VALIDATION_OPTIONS } from './book/validation.js'
 import { ChangeFeed } from './feed/change-feed.js'
 import { tokenLeases } from './feed/token-lease.js'
-import { trustProxyOption, type Config } from './config.js'
+import { retryDelaysMs, trustProxyOption, type Config } from './config.js'
 import { apiDocument } from './http/api-document/openapi.js'
 import { clientErrorHandler, trackAnswers } from './http/errors/client-error.js'
 import { badUrlHandler, errorHandler, notFoundHandler } from './http/errors/error-handler.js'
@@ -30,6 +30,8 @@ import { healthRoutes } from './routes/health.js'
 import { loginRoute } from './routes/login.js'
 import { usersRoutes } from './routes/users.js'
 import { webPageRoutes } from './routes/web-page.js'
+import { webhooksRoutes } from './routes/webhooks.js'
+import { WebhookDispatcher } from './webhooks/dispatcher.js'
 import type { BookStore } from './storage/book-store.js'
 
 /** Largest request body accepted, in bytes (1 MiB); larger ones get 413. */
@@ -122,7 +124,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     feed.close()
     done()
   })
-  if (config.METRICS_ENABLED) await registerMetrics(app, feed)
+  // One webhook dispatcher per process; the one holding the lease in the database sends (docs/webhooks.md).
+  const dispatcher = new WebhookDispatcher(store.webhooks, store.changes, {
+    retryDelaysMs: retryDelaysMs(config.WEBHOOK_RETRY_SCHEDULE),
+    timeoutMs: config.WEBHOOK_TIMEOUT * 1000,
+    allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
+    log: app.log
+  })
+  // Before the store closes (onClose): attempts in flight are cut, what succeeded is recorded.
+  app.addHook('preClose', async () => dispatcher.close())
+  if (config.METRICS_ENABLED) await registerMetrics(app, feed, dispatcher)
 
   const verify = createTokenVerifier(config.SECRET_TOKEN)
   const generations = new TokenGenerations(store.accounts)
@@ -137,6 +148,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   })
   // Account management always needs an admin token, even with AUTH_ENABLED=false.
   await app.register(usersRoutes, { accounts: store.accounts, authenticate: createAuthHook(verify, 'admin', generations), generations })
+  await app.register(webhooksRoutes, {
+    webhooks: store.webhooks,
+    changes: store.changes,
+    authenticate: createAuthHook(verify, 'admin', generations),
+    allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
+    onChange: () => dispatcher.refresh()
+  })
   await app.register(loginRoute, {
     accounts: store.accounts,
     ttlSeconds: config.TOKEN_TTL,
@@ -151,6 +169,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   if (config.UI_ENABLED) await app.register(webPageRoutes)
   await app.register(registerMethodNotAllowed)
   await app.ready()
+  dispatcher.start()
   if (await firstAdmin) {
     app.log.info({ username: config.AUTH_USERNAME }, 'created the first admin account from AUTH_USERNAME and AUTH_PASSWORD')
   }

@@ -29,7 +29,16 @@ export const Messages = {
   userNotFound: 'User not found',
   lastAdmin: 'Cannot remove the last admin',
   requestInProgress: 'Request in progress',
-  idempotencyKeyReused: 'Idempotency key reused with a different body'
+  idempotencyKeyReused: 'Idempotency key reused with a different body',
+  webhookCreated: 'Webhook created successfully',
+  webhooksListed: 'Webhooks retrieved successfully',
+  webhookRetrieved: 'Webhook retrieved successfully',
+  webhookUpdated: 'Webhook updated successfully',
+  webhookDeleted: 'Webhook deleted successfully',
+  webhookNotFound: 'Webhook not found',
+  deliveriesListed: 'Deliveries retrieved successfully',
+  replayScheduled: 'Replay scheduled',
+  webhookSecretRotated: 'Webhook secret rotated'
 } as const
 
 /** The message used for a status when nothing more specific applies (framework-made errors). */

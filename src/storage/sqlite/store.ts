@@ -15,6 +15,8 @@ import { SqliteChangeLog } from './change-log.js'
 import { openConnection, openMigrated } from './connection.js'
 import { watchFileIdentity } from './file-identity.js'
 import { SqliteLoginAttempts } from './login-attempts.js'
+import { sqliteWebhookStore } from './webhooks.js'
+import type { WebhookStore } from '../webhook-store.js'
 import { preparedQueries, prepareStatements } from './statements.js'
 import { WriteQueue, type WriteHealthListener } from './write-queue.js'
 
@@ -58,6 +60,7 @@ export class SqliteBookStore implements BookStore {
   readonly accounts: AccountStore
   readonly changes: SqliteChangeLog
   readonly loginAttempts: LoginAttempts
+  readonly webhooks: WebhookStore
   private readonly cache = new Map<number, VersionedBook>()
   private readonly statements
   private readonly query
@@ -86,6 +89,7 @@ export class SqliteBookStore implements BookStore {
     this.horizon = db.prepare<[], HorizonRow>(CHANGE_LOG_SQL.horizon)
     this.seenSeq = this.horizon.get()!.last_seq
     this.loginAttempts = new SqliteLoginAttempts(attemptsDb)
+    this.webhooks = sqliteWebhookStore(attemptsDb)
   }
 
   /**
