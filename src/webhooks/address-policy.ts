@@ -10,24 +10,27 @@ import { BlockList, isIP, type LookupFunction } from 'node:net'
  * unspecified, loopback, IPv4-mapped, IPv4-compatible, link-local, site-local, unique-local and
  * multicast IPv6.
  */
-const FORBIDDEN = new BlockList()
+// Two lists: a BlockList checks an IPv4 address against its IPv6 rules too (as IPv4-mapped), so
+// the IPv6 rules (::ffff:0:0/96 among them) would catch every IPv4 address.
+const FORBIDDEN_IPV4 = new BlockList()
+const FORBIDDEN_IPV6 = new BlockList()
 for (const [network, prefix] of [
   ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
   ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4]
 ] as const) {
-  FORBIDDEN.addSubnet(network, prefix, 'ipv4')
+  FORBIDDEN_IPV4.addSubnet(network, prefix, 'ipv4')
 }
 for (const [network, prefix] of [
   ['::', 96], ['::1', 128], ['::ffff:0:0', 96], ['64:ff9b::', 96], ['fe80::', 10], ['fec0::', 10], ['fc00::', 7], ['ff00::', 8]
 ] as const) {
-  FORBIDDEN.addSubnet(network, prefix, 'ipv6')
+  FORBIDDEN_IPV6.addSubnet(network, prefix, 'ipv6')
 }
 
 /** True when `address` (an IPv4 or IPv6 literal, without brackets) is one a webhook may not reach. */
 export function isForbiddenAddress(address: string): boolean {
   const family = isIP(address)
   if (family === 0) return true
-  return FORBIDDEN.check(address, family === 4 ? 'ipv4' : 'ipv6')
+  return family === 4 ? FORBIDDEN_IPV4.check(address, 'ipv4') : FORBIDDEN_IPV6.check(address, 'ipv6')
 }
 
 /** A delivery or an endpoint refused because its host is, or resolves to, a forbidden address. */
