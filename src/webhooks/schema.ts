@@ -32,18 +32,21 @@ export const CreatedWebhook = Type.Object(
   { ...Webhook.properties, secret: Type.String({ description: 'The signing secret (`whsec_…`): shown only in this answer.' }) },
   { additionalProperties: false }
 )
+export type CreatedWebhook = Static<typeof CreatedWebhook>
 
 /** Body of POST /webhooks. */
 export const WebhookInput = Type.Object(
   { url: Url, events: Type.Optional(Events), description: Type.Optional(Description) },
   { additionalProperties: true, examples: [{ url: 'https://shop.example.com/hooks/books', events: ['created', 'updated', 'deleted'] }] }
 )
+export type WebhookInput = Static<typeof WebhookInput>
 
 /** Body of PUT /webhooks/{id}: each field optional; `enabled: true` clears `disabled_reason`. */
 export const WebhookPatch = Type.Object(
   { url: Type.Optional(Url), events: Type.Optional(Events), description: Type.Optional(Description), enabled: Type.Optional(Type.Boolean()) },
   { additionalProperties: true, examples: [{ enabled: true }] }
 )
+export type WebhookPatch = Static<typeof WebhookPatch>
 
 /** Path parameters of the /webhooks/{id} routes. */
 export const WebhookParams = Type.Object({ id: Type.String({ description: 'The endpoint\'s id.' }) })
@@ -73,6 +76,7 @@ export const RotatedSecret = Type.Object(
   },
   { additionalProperties: false }
 )
+export type RotatedSecret = Static<typeof RotatedSecret>
 
 /** One delivery as answered. */
 export const Delivery = Type.Object(
@@ -89,6 +93,8 @@ export const Delivery = Type.Object(
   },
   { additionalProperties: false }
 )
+
+export type Delivery = Static<typeof Delivery>
 
 /** Query of GET /webhooks/{id}/deliveries. */
 export const DeliveriesQuery = Type.Object({

