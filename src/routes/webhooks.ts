@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Type from 'typebox'
@@ -8,10 +7,11 @@ import { assertValidBody } from '../http/pipeline/json-body.js'
 import { HttpError } from '../http/errors/http-error.js'
 import { Messages } from '../http/messages.js'
 import { errorResponse, invalidInputResponse, successResponse, withHeaders } from '../http/api-document/response-schemas.js'
-import type { ChangeLog, ChangeOperation } from '../storage/change-log.js'
+import type { ChangeLog } from '../storage/change-log.js'
 import type { DeliveryRecord, WebhookEndpoint, WebhookStore } from '../storage/webhook-store.js'
 import { urlRefusal } from '../webhooks/address-policy.js'
 import { newSecret } from '../webhooks/signature.js'
+import { newEndpoint, webhookView } from '../webhooks/endpoint.js'
 import {
   CreatedWebhook, DeliveriesQuery, Delivery, ReplayInput, RotatedSecret, RotateInput, Webhook, WebhookInput, WebhookParams, WebhookPatch
 } from '../webhooks/schema.js'
@@ -29,18 +29,9 @@ export interface WebhooksOptions {
 }
 
 const tags = ['Webhooks']
-const ALL_EVENTS: readonly ChangeOperation[] = ['created', 'updated', 'deleted']
 const DEFAULT_OVERLAP_SECONDS = 86_400
 const DEFAULT_PAGE = 100
 const notFoundResponse = errorResponse(404, `\`${Messages.webhookNotFound}\`: no endpoint has this id.`, [Messages.webhookNotFound])
-
-/** An endpoint as the API answers it (decisions "Webhooks"): never its secret. */
-export function webhookView(endpoint: WebhookEndpoint): Webhook {
-  return {
-    id: endpoint.id, url: endpoint.url, events: [...endpoint.events], description: endpoint.description, enabled: endpoint.enabled,
-    disabled_reason: endpoint.enabled ? null : endpoint.disabledReason, created_at: endpoint.createdAt
-  }
-}
 
 function deliveryView(delivery: DeliveryRecord) {
   return {
@@ -102,14 +93,10 @@ export async function webhooksRoutes(app: FastifyInstance, options: WebhooksOpti
       assertValidBody(request)
       const { url, events, description } = request.body
       await assertAllowedUrl(url, allowPrivate)
-      const { lastSeq } = await options.changes.horizon()
-      const endpoint = {
-        id: randomUUID(), url, events: events ?? [...ALL_EVENTS], description: description ?? null, enabled: true, disabledReason: null,
-        secret: newSecret(), previousSecret: null, previousSecretUntil: null, createdAt: new Date().toISOString(), position: lastSeq
-      }
+      const endpoint = newEndpoint({ url, events, description }, (await options.changes.horizon()).lastSeq)
       await webhooks.create(endpoint)
       onChange()
-      return reply.code(201).send(envelopeOf(201, Messages.webhookCreated, { ...webhookView({ ...endpoint, revision: 1 }), secret: endpoint.secret }))
+      return reply.code(201).send(envelopeOf(201, Messages.webhookCreated, { ...webhookView(endpoint), secret: endpoint.secret }))
     }
   )
 
