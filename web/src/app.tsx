@@ -10,6 +10,7 @@ import { UiContext, type Ui } from './ui/context.js'
 import { AccountsView } from './views/accounts/accounts-view.js'
 import { BooksView } from './views/books/books-view.js'
 import { SignIn } from './views/sign-in.js'
+import { WebhooksView } from './views/webhooks/webhooks-view.js'
 
 /** Longest delay a browser timer takes (about 24.8 days); a later expiry is checked again then. */
 const LONGEST_TIMER_MS = 2 ** 31 - 1
@@ -62,7 +63,8 @@ export function App() {
 const VIEW_TITLES: Record<View, string> = {
   books: strings.nav.books,
   accounts: strings.nav.accounts,
-  transfer: strings.nav.transfer
+  transfer: strings.nav.transfer,
+  webhooks: strings.nav.webhooks
 }
 
 /** The signed-in page: header with navigation and the session, the current view, the status line. */
@@ -75,7 +77,7 @@ function SignedIn({ session, endSession }: { session: Session; endSession: (mess
     () => ({ session, caller, announce: setStatus, subscribe: feed.subscribe, feedState: feed.state }),
     [session, caller, feed.state]
   )
-  const views: View[] = ['books', ...(session.rights.admin ? ['accounts' as const] : []), ...(session.rights.write ? ['transfer' as const] : [])]
+  const views: View[] = ['books', ...(session.rights.admin ? ['accounts' as const] : []), ...(session.rights.write ? ['transfer' as const] : []), ...(session.rights.admin ? ['webhooks' as const] : [])]
 
   // Focus the new view's heading when the person moves between views (not on the first render).
   const shownView = useRef(route.view)
@@ -150,6 +152,7 @@ function CurrentView({ route, navigate, allowed }: { route: Route; navigate: (ro
     )
   }
   if (route.view === 'accounts') return <AccountsView />
+  if (route.view === 'webhooks') return <WebhooksView />
   if (route.view === 'transfer') {
     return Transfer ? (
       <Transfer />
