@@ -147,6 +147,7 @@ async function main() {
       await new Promise((resolve) => setTimeout(resolve, 1500)) // the dispatcher takes its lease and reads the endpoints
       const healthy = await latencyRun(service, receivers, paths)
       result.ack_to_delivery = healthy
+      console.error(JSON.stringify({ ack_to_delivery: healthy }))
       await addEndpoint(service, `${receivers.url}/dead`)
       await new Promise((resolve) => setTimeout(resolve, 1500))
       const withDead = await latencyRun(service, receivers, paths)
@@ -155,7 +156,8 @@ async function main() {
       await service.stop()
     }
 
-    const [none, busy] = (await Promise.all([startWebhookService(fresh()), startWebhookService(fresh())])) as [Target, Target]
+    const none = await startWebhookService(fresh())
+    const busy = await startWebhookService(fresh())
     try {
       for (const path of paths) await addEndpoint(busy, `${receivers.url}/t${path}`)
       await new Promise((resolve) => setTimeout(resolve, 1500))

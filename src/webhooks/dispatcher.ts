@@ -45,7 +45,7 @@ const SYNC_INTERVAL_MS = 1000
 /** A safety poll of the change log, besides its wake-ups. */
 const IDLE_POLL_MS = 1000
 /** How long successes wait to be recorded together (their position writes grouped). */
-const RECORD_DELAY_MS = 50
+const RECORD_DELAY_MS = 200
 const READ_BATCH = 100
 
 /** A wait that ends at `ms` or when `signal` aborts. */
