@@ -147,6 +147,24 @@ describeEachEngine('webhooks', ({ app }) => {
     await app().inject({ method: 'DELETE', url: `/webhooks/${created.id}`, headers: admin })
   })
 
+  test('an endpoint that never answers does not delay another', async () => {
+    receiver.received.length = 0
+    receiver.respond = () => ({ status: 204 })
+    const dead = await startReceiver()
+    dead.respond = () => 'hang'
+    try {
+      const healthy = (await addWebhook(app(), { url: receiver.url })).json().data
+      const stuck = (await addWebhook(app(), { url: dead.url })).json().data
+      receiver.secrets = [healthy.secret]
+      for (let index = 0; index < 3; index++) await createBook(app())
+      await receiver.waitFor((received) => deliveredSeqs(received).length === 3)
+      assert.equal(dead.received.length, 1, 'the dead endpoint holds its first change (WEBHOOK_TIMEOUT 15 s)')
+      for (const id of [healthy.id, stuck.id]) await app().inject({ method: 'DELETE', url: `/webhooks/${id}`, headers: admin })
+    } finally {
+      await dead.close()
+    }
+  })
+
   test('rotation: both secrets sign during the overlap', async () => {
     receiver.received.length = 0
     const created = (await addWebhook(app(), { url: receiver.url, events: ['created'] })).json().data
