@@ -84,6 +84,7 @@ export class WebhookDispatcher {
   private closed = false
   private stopListening: (() => void) | undefined
   private readonly recorder: OutcomeRecorder
+  private readonly reader: SharedChangeReader
   private head = 0
   private syncing: Promise<void> | undefined
 
@@ -93,6 +94,7 @@ export class WebhookDispatcher {
     private readonly options: DispatcherOptions
   ) {
     this.recorder = new OutcomeRecorder(store, options.log)
+    this.reader = new SharedChangeReader(changes)
   }
 
   /** Starts taking the lease (at once, then every third of its time). */
@@ -186,7 +188,7 @@ export class WebhookDispatcher {
         }
         for (const endpoint of enabled.values()) {
           if (this.loops.has(endpoint.id)) continue
-          const loop = new EndpointLoop(endpoint, this.store, this.changes, this.recorder, this.options, this.counters)
+          const loop = new EndpointLoop(endpoint, this.store, this.reader, this.recorder, this.options, this.counters)
           this.loops.set(endpoint.id, loop)
           loop.start()
         }
@@ -197,6 +199,30 @@ export class WebhookDispatcher {
       }
     })()
     return this.syncing
+  }
+}
+
+/**
+ * The change log as the endpoint loops read it: the last few batches read are kept, so loops at
+ * nearby positions share one read instead of one each. A batch read after `after` holds every
+ * change committed in (`after`, its last number] (the log never skips one, and a committed change
+ * never changes), so any later position inside that range is answered from it.
+ */
+class SharedChangeReader {
+  private batches: { after: number; changes: BookChange[] }[] = []
+
+  constructor(private readonly changes: ChangeLog) {}
+
+  async changesAfter(after: number, limit: number): Promise<BookChange[]> {
+    for (const batch of this.batches) {
+      const last = batch.changes.at(-1)
+      if (last !== undefined && batch.after <= after && after < last.seq) {
+        return batch.changes.filter((change) => change.seq > after).slice(0, limit)
+      }
+    }
+    const changes = await this.changes.changesAfter(after, limit)
+    if (changes.length > 0) this.batches = [{ after, changes }, ...this.batches.slice(0, 7)]
+    return changes
   }
 }
 
@@ -253,7 +279,7 @@ class EndpointLoop {
   constructor(
     readonly endpoint: WebhookEndpoint,
     private readonly store: WebhookStore,
-    private readonly changes: ChangeLog,
+    private readonly changes: Pick<ChangeLog, 'changesAfter'>,
     private readonly recorder: OutcomeRecorder,
     private readonly options: DispatcherOptions,
     private readonly counters: DeliveryCounters
