@@ -136,6 +136,13 @@ describeEachEngine('webhooks', ({ app }) => {
     const second = await app().inject({ method: 'GET', url: next, headers: admin })
     assert.deepEqual(second.json().data.map((row: { seq: number }) => row.seq), seqs.slice(-10, -5).reverse())
 
+    // /metrics: the attempts by outcome, and the endpoint's lag.
+    const metrics = (await app().inject({ method: 'GET', url: '/metrics' })).body
+    const succeeded = Number(/^webhook_deliveries_total\{outcome="succeeded"\} (\d+)$/m.exec(metrics)?.[1])
+    assert.ok(succeeded >= seqs.length, `webhook_deliveries_total succeeded ${succeeded}`)
+    assert.match(metrics, new RegExp(`^webhook_lag_changes\\{endpoint="${created.id}"\\} 0$`, 'm'))
+    assert.match(metrics, /^webhook_deliveries_total\{outcome="given_up"\} 0$/m)
+
     // Replay from the third change: the rest again, in order, with the same webhook-ids.
     const before = receiver.received.length
     const replay = await app().inject({ method: 'POST', url: `/webhooks/${created.id}/replay`, headers: admin, payload: { after: seqs[2] } })
