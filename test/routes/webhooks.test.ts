@@ -126,7 +126,12 @@ describeEachEngine('webhooks', ({ app }) => {
     assert.match(String(first.headers['webhook-signature']), /^v1,[A-Za-z0-9+/]+=*$/)
 
     // The delivery log: newest first, succeeded, attempt 1; paged by limit with a Link header.
-    await new Promise((resolve) => setTimeout(resolve, 200))
+    // Successes are recorded together a moment after they happen (docs/webhooks.md "Delivery").
+    for (let tries = 0; tries < 100; tries++) {
+      const recorded = await app().inject({ method: 'GET', url: `/webhooks/${created.id}/deliveries?limit=1000`, headers: admin })
+      if (recorded.json().data.length >= seqs.length) break
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
     const page = await app().inject({ method: 'GET', url: `/webhooks/${created.id}/deliveries?limit=5`, headers: admin })
     const rows = page.json().data as { seq: number; status: string; attempt: number; event: string; http_status: number }[]
     assert.equal(rows.length, 5)
