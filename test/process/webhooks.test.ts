@@ -54,6 +54,38 @@ describe('webhooks from a real process, to a real receiver', () => {
     removeDirectory(directory)
   })
 
+  test('20 mixed writes arrive verified, in order, with their types', async () => {
+    receiver = await startReceiver()
+    try {
+      const id = await subscribe(server.url, receiver)
+      const expected: string[] = []
+      let bookId = 0
+      for (let index = 0; index < 20; index++) {
+        if (index % 3 === 0 || bookId === 0) {
+          bookId = (await call(server.url, 'POST', '/book', { title: `M${index}`, author: 'A', year: 1990 }, editor)).body.data.id
+          expected.push(`book.created ${bookId}`)
+        } else if (index % 3 === 1) {
+          assert.equal((await call(server.url, 'PUT', `/book/${bookId}`, { year: 1991 }, editor)).status, 200)
+          expected.push(`book.updated ${bookId}`)
+        } else {
+          assert.equal((await call(server.url, 'DELETE', `/book/${bookId}`, undefined, editor)).status, 200)
+          expected.push(`book.deleted ${bookId}`)
+          bookId = 0
+        }
+      }
+      await receiver.waitFor((received) => received.length >= 20)
+      await new Promise((resolve) => setTimeout(resolve, 500))
+      assert.ok(receiver.received.every((entry) => entry.payload !== undefined), 'every delivery verifies with the secret')
+      assert.deepEqual(receiver.received.map((entry) => `${entry.payload!.type} ${entry.payload!.data.id}`), expected)
+      const seqs = deliveredSeqs(receiver.received)
+      assert.deepEqual(seqs, [...seqs].sort((a, b) => a - b))
+      assert.equal(new Set(webhookIds(receiver)).size, 20)
+      assert.equal((await call(server.url, 'DELETE', `/webhooks/${id}`)).status, 200)
+    } finally {
+      await receiver.close()
+    }
+  })
+
   test('a receiver answering 500 then recovering: retries with the same webhook-id, then the rest in order', async () => {
     receiver = await startReceiver()
     try {
