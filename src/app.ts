@@ -9,7 +9,7 @@ import { createTokenSigner, createTokenVerifier } from './auth/tokens.js'
 import { BODY_VALIDATION_OPTIONS } from './book/validation.js'
 import { ChangeFeed } from './feed/change-feed.js'
 import { tokenLeases } from './feed/token-lease.js'
-import { trustProxyOption, type Config } from './config.js'
+import { retryDelaysMs, trustProxyOption, type Config } from './config.js'
 import { apiDocument } from './http/api-document/openapi.js'
 import { clientErrorHandler, trackAnswers } from './http/errors/client-error.js'
 import { badUrlHandler, errorHandlerWith, notFoundHandler } from './http/errors/error-handler.js'
@@ -31,6 +31,8 @@ import { loginRoute } from './routes/login.js'
 import { usersRoutes } from './routes/users.js'
 import { ownPasswordRoute } from './routes/own-password.js'
 import { webPageRoutes } from './routes/web-page.js'
+import { webhooksRoutes } from './routes/webhooks.js'
+import { WebhookDispatcher } from './webhooks/dispatcher.js'
 import type { BookStore } from './storage/book-store.js'
 
 /** Largest request body accepted, in bytes (1 MiB); larger ones get 413. */
@@ -128,7 +130,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     feed.close()
     done()
   })
-  if (config.METRICS_ENABLED) await registerMetrics(app, feed, store.changes)
+  // One webhook dispatcher per process; the one holding the lease in the database sends (docs/webhooks.md).
+  const dispatcher = new WebhookDispatcher(store.webhooks, store.changes, {
+    retryDelaysMs: retryDelaysMs(config.WEBHOOK_RETRY_SCHEDULE),
+    timeoutMs: config.WEBHOOK_TIMEOUT * 1000,
+    allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
+    log: app.log
+  })
+  // Before the store closes (onClose): attempts in flight are cut, what succeeded is recorded.
+  app.addHook('preClose', async () => dispatcher.close())
+  if (config.METRICS_ENABLED) await registerMetrics(app, feed, store.changes, dispatcher)
 
   const verify = createTokenVerifier(config.SECRET_TOKEN)
   const generations = new TokenGenerations(store.accounts)
@@ -149,6 +160,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   })
   // Any role changes its own password (README "Accounts and roles"); wrong ones count as failed logins.
   await app.register(ownPasswordRoute, { accounts: store.accounts, authenticate: createAuthHook(verify, 'read', generations), limits: loginLimits, generations })
+  await app.register(webhooksRoutes, {
+    webhooks: store.webhooks,
+    changes: store.changes,
+    authenticate: createAuthHook(verify, 'admin', generations),
+    allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
+    onChange: () => dispatcher.refresh()
+  })
   await app.register(loginRoute, {
     accounts: store.accounts,
     ttlSeconds: config.TOKEN_TTL,
@@ -160,6 +178,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   if (config.UI_ENABLED) await app.register(webPageRoutes)
   await app.register(registerMethodNotAllowed)
   await app.ready()
+  dispatcher.start()
   if (await firstAdmin) {
     app.log.info({ username: config.AUTH_USERNAME }, 'created the first admin account from AUTH_USERNAME and AUTH_PASSWORD')
   }

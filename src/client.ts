@@ -7,6 +7,7 @@
 import type { Account, Role } from './account/schema.js'
 import type { Book, BookInput, BookPatch } from './book/schema.js'
 import { followChanges, type BookChangeEvent, type SubscribeOptions } from './client-subscription.js'
+import type { CreatedWebhook, Delivery, RotatedSecret, Webhook, WebhookInput, WebhookPatch } from './webhooks/schema.js'
 
 /** The change feed's events and `subscribe`'s options (README "Change feed"). */
 export type { BookChangeEvent, SubscribeOptions }
@@ -16,6 +17,9 @@ export type { Book, BookInput, BookPatch }
 
 /** An account as the service shows it (never its password), and the roles (README "Accounts and roles"). */
 export type { Account, Role }
+
+/** Webhook endpoints and their deliveries as the service shows them (docs/webhooks.md). */
+export type { CreatedWebhook, Delivery, RotatedSecret, Webhook, WebhookInput, WebhookPatch }
 
 /** A new account for `createUser`: the password is 12 to 1024 characters. */
 export interface AccountInput {
@@ -77,6 +81,22 @@ export interface BookClient {
   updateUser(username: string, change: AccountChange): Promise<Account>
   /** `DELETE /users/{username}` (admin): removes the account (404 `User not found`, 409 `Cannot remove the last admin`). */
   deleteUser(username: string): Promise<void>
+  /** `GET /webhooks` (admin): every endpoint, never a secret (docs/webhooks.md). */
+  listWebhooks(): Promise<Webhook[]>
+  /** `POST /webhooks` (admin): the new endpoint with its secret, which is shown only here. */
+  createWebhook(input: WebhookInput): Promise<CreatedWebhook>
+  /** `GET /webhooks/{id}` (admin). */
+  getWebhook(id: string): Promise<Webhook>
+  /** `PUT /webhooks/{id}` (admin): `url`, `events`, `description`, `enabled`. */
+  updateWebhook(id: string, patch: WebhookPatch): Promise<Webhook>
+  /** `DELETE /webhooks/{id}` (admin). */
+  deleteWebhook(id: string): Promise<void>
+  /** `GET /webhooks/{id}/deliveries` (admin): one page, newest first (`cursor`: a delivery id of the previous page's end). */
+  listDeliveries(id: string, options?: { limit?: number; status?: Delivery['status']; cursor?: number }): Promise<Delivery[]>
+  /** `POST /webhooks/{id}/replay` (admin): every change after `after` is sent again. */
+  replayWebhook(id: string, after: number): Promise<void>
+  /** `POST /webhooks/{id}/rotate` (admin): a new secret; the old one keeps signing for `overlap` seconds (default 86400). */
+  rotateWebhookSecret(id: string, overlap?: number): Promise<RotatedSecret>
   /**
    * `GET /books/changes`: calls `options.onChange` with every change from now (or after
    * `options.after`), reconnecting by itself with `Last-Event-ID` after a break, so none is
@@ -166,6 +186,7 @@ export function createClient(options: ClientOptions): BookClient {
 
   const bookPath = (id: number) => `/book/${encodeURIComponent(String(id))}`
   const userPath = (username: string) => `/users/${encodeURIComponent(username)}`
+  const webhookPath = (id: string) => `/webhooks/${encodeURIComponent(id)}`
 
   return {
     async login(username, password) {
@@ -187,6 +208,21 @@ export function createClient(options: ClientOptions): BookClient {
     deleteUser: async (username) => {
       await call<null>('DELETE', userPath(username))
     },
+    listWebhooks: () => call<Webhook[]>('GET', '/webhooks'),
+    createWebhook: (input) => call<CreatedWebhook>('POST', '/webhooks', input),
+    getWebhook: (id) => call<Webhook>('GET', webhookPath(id)),
+    updateWebhook: (id, patch) => call<Webhook>('PUT', webhookPath(id), patch),
+    deleteWebhook: async (id) => {
+      await call<null>('DELETE', webhookPath(id))
+    },
+    listDeliveries: (id, page = {}) => {
+      const query = new URLSearchParams(Object.entries(page).filter(([, value]) => value !== undefined).map(([key, value]): [string, string] => [key, String(value)]))
+      return call<Delivery[]>('GET', `${webhookPath(id)}/deliveries${query.size > 0 ? `?${query}` : ''}`)
+    },
+    replayWebhook: async (id, after) => {
+      await call<null>('POST', `${webhookPath(id)}/replay`, { after })
+    },
+    rotateWebhookSecret: (id, overlap) => call<RotatedSecret>('POST', `${webhookPath(id)}/rotate`, overlap === undefined ? {} : { overlap }),
     subscribe: (subscription) =>
       followChanges(
         `${base}/books/changes`,

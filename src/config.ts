@@ -32,6 +32,9 @@ export const packageVersion: string = (
 /** Longest token lifetime, in seconds (one year): the most `TOKEN_TTL` and `book-service token --ttl` accept. */
 export const MAX_TOKEN_TTL_SECONDS = 31_536_000
 
+/** `WEBHOOK_RETRY_SCHEDULE`: whole seconds (up to 6 digits), comma-separated. */
+const WEBHOOK_RETRY_SCHEDULE_PATTERN = String.raw`^\s*\d{1,6}\s*(,\s*\d{1,6}\s*)*$`
+
 /** Most worker processes `WORKERS` accepts. */
 export const MAX_WORKERS = 256
 
@@ -218,6 +221,23 @@ export const settings = {
     schema: Type.Optional(Type.String({ pattern: CORS_ORIGINS_PATTERN })),
     accepts: 'a comma-separated list of origins such as https://app.example.com (or *)',
     description: 'Browser origins allowed to call the API cross-origin (CORS). Unset: CORS is off.'
+  },
+  WEBHOOK_RETRY_SCHEDULE: {
+    schema: Type.String({ pattern: WEBHOOK_RETRY_SCHEDULE_PATTERN, default: '5,300,1800,7200,18000,36000,50400,72000,86400' }),
+    accepts: 'a comma-separated list of whole seconds such as 5,300,1800 (each at most 604800)',
+    description:
+      'Webhooks: the delays before each retry of a failed delivery, in seconds (the first attempt is at once); once the list is run through, the endpoint is disabled. See docs/webhooks.md.'
+  },
+  WEBHOOK_TIMEOUT: {
+    schema: Type.Integer({ minimum: 1, maximum: 300, default: 15 }),
+    accepts: 'an integer number of seconds from 1 to 300',
+    description: 'Webhooks: how long one delivery attempt may take (connecting, sending, the answer), in seconds; longer is a failure.'
+  },
+  WEBHOOK_ALLOW_PRIVATE: {
+    schema: Type.Boolean({ default: false }),
+    accepts: 'true or false',
+    description:
+      'Webhooks: true allows endpoints on loopback, private, link-local, unique-local, multicast and unspecified addresses (a receiver on the same machine or network); false refuses them at creation and at each delivery.'
   }
 } satisfies Record<string, Setting>
 
@@ -337,4 +357,12 @@ export function workerCount(value: Config['WORKERS']): number {
 export function trustProxyOption(value: string): boolean | string[] {
   if (value === 'true' || value === 'false') return value === 'true'
   return value.split(',').map((entry) => entry.trim()).filter(Boolean)
+}
+
+/**
+ * The retry delays of `WEBHOOK_RETRY_SCHEDULE`, in ms (each capped at 7 days), in order: the delay
+ * before the second attempt, the third, … (docs/webhooks.md "Retries").
+ */
+export function retryDelaysMs(value: string): number[] {
+  return value.split(',').map((entry) => Math.min(Number(entry.trim()), 604_800) * 1000)
 }

@@ -9,6 +9,7 @@ import { serveCommand } from './commands/serve.js'
 import { tokenCommand } from './commands/token.js'
 import { userCommand } from './commands/user.js'
 import { watchCommand } from './commands/watch.js'
+import { webhooksCommand } from './commands/webhooks.js'
 import { CONFIGURATION_HELP } from './help.js'
 
 /**
@@ -16,7 +17,8 @@ import { CONFIGURATION_HELP } from './help.js'
  * of ./commands, each registered here the same way, in the order `--help` lists them: `serve`
  * (the default), `token [--sub NAME] [--ttl SECONDS]`, `migrate`, `backup FILE`, `restore FILE`,
  * `export [--format F] [--output FILE]`, `import FILE [--format F] [--keep-ids]`,
- * `user add|list|set-role|passwd|remove` and `watch [--url URL] [--token T] [--after N]`, each
+ * `user add|list|set-role|passwd|remove`, `watch [--url URL] [--token T] [--after N]` and
+ * `webhooks list|add|remove|deliveries`, each
  * with `--help` and `--version`. Exits 1 with one line on stderr on a bad option or configuration;
  * an unknown command or option, or a missing argument, gets commander's line and one more naming
  * the commands (or where the options are listed).
@@ -35,7 +37,8 @@ export function program(): Command {
     exportCommand(),
     importCommand(),
     userCommand(),
-    watchCommand()
+    watchCommand(),
+    webhooksCommand()
   ]
   for (const command of commands) {
     program.addCommand(command.version(packageVersion), { isDefault: command.name() === 'serve' })

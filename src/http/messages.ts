@@ -31,7 +31,16 @@ export const Messages = {
   passwordChanged: 'Password changed successfully',
   wrongCurrentPassword: 'Current password is incorrect',
   requestInProgress: 'Request in progress',
-  idempotencyKeyReused: 'Idempotency key reused with a different body'
+  idempotencyKeyReused: 'Idempotency key reused with a different body',
+  webhookCreated: 'Webhook created successfully',
+  webhooksListed: 'Webhooks retrieved successfully',
+  webhookRetrieved: 'Webhook retrieved successfully',
+  webhookUpdated: 'Webhook updated successfully',
+  webhookDeleted: 'Webhook deleted successfully',
+  webhookNotFound: 'Webhook not found',
+  deliveriesListed: 'Deliveries retrieved successfully',
+  replayScheduled: 'Replay scheduled',
+  webhookSecretRotated: 'Webhook secret rotated'
 } as const
 
 /** The message used for a status when nothing more specific applies (framework-made errors). */

@@ -1,6 +1,7 @@
 import type { BookFilter, BookQuery } from '../book/query.js'
 import type { Book, BookInput, BookPatch } from '../book/schema.js'
 import type { LoginAttempts } from './login-attempts.js'
+import type { WebhookStore } from './webhook-store.js'
 import type { AccountStore } from './account-store.js'
 import type { ChangeContext, ChangeLog } from './change-log.js'
 import type { IdempotencyClaim, IdempotentCreate } from './idempotency.js'
@@ -23,6 +24,8 @@ export interface BookStore {
   readonly changes: ChangeLog
   /** The login limits' counters, in the same database (shared by every process on it). */
   readonly loginAttempts: LoginAttempts
+  /** The webhook endpoints, their deliveries and the dispatcher's lease, in the same database (docs/webhooks.md). */
+  readonly webhooks: WebhookStore
   /** Stores a new book and returns it with its newly assigned id (ascending, never reused). */
   create(input: BookInput, context: ChangeContext): Promise<Book>
   /**

@@ -11,6 +11,7 @@ import { AccountsView } from './views/accounts/accounts-view.js'
 import { BooksView } from './views/books/books-view.js'
 import { OwnPassword } from './views/own-password.js'
 import { SignIn } from './views/sign-in.js'
+import { WebhooksView } from './views/webhooks/webhooks-view.js'
 
 /** How long a status message stays before it clears itself, in milliseconds. */
 export const STATUS_MS = 8000
@@ -75,7 +76,8 @@ export function App() {
 const VIEW_TITLES: Record<View, string> = {
   books: strings.nav.books,
   accounts: strings.nav.accounts,
-  transfer: strings.nav.transfer
+  transfer: strings.nav.transfer,
+  webhooks: strings.nav.webhooks
 }
 
 /** Props of {@link SignedIn}. */
@@ -114,7 +116,7 @@ function SignedIn({ session, endSession, replaceToken }: SignedInProps) {
     () => ({ session, caller, announce, subscribe: feed.subscribe, feedState: feed.state }),
     [session, caller, feed.state]
   )
-  const views: View[] = ['books', ...(session.rights.admin ? ['accounts' as const] : []), ...(session.rights.write ? ['transfer' as const] : [])]
+  const views: View[] = ['books', ...(session.rights.admin ? ['accounts' as const] : []), ...(session.rights.write ? ['transfer' as const] : []), ...(session.rights.admin ? ['webhooks' as const] : [])]
 
   // Focus the new view's heading when the person moves between views (not on the first render).
   const shownView = useRef(route.view)
@@ -211,6 +213,7 @@ function CurrentView({ route, navigate, allowed }: { route: Route; navigate: (ro
     )
   }
   if (route.view === 'accounts') return <AccountsView />
+  if (route.view === 'webhooks') return <WebhooksView />
   if (route.view === 'transfer') {
     return Transfer ? (
       <Transfer />

@@ -13,6 +13,8 @@ import { postgresAccountStore } from './accounts.js'
 import { PostgresChangeLog } from './change-log.js'
 import { ChangeNumbering } from './change-numbering.js'
 import { PostgresLoginAttempts } from './login-attempts.js'
+import { postgresWebhookStore } from './webhooks.js'
+import type { WebhookStore } from '../webhook-store.js'
 import type { LoginAttempts } from '../login-attempts.js'
 import { QUERY_TIMEOUT_MS, openPool, type PostgresOptions } from './connection.js'
 import { GroupInsert } from './group-insert.js'
@@ -40,6 +42,7 @@ export class PostgresBookStore implements BookStore {
   readonly accounts: AccountStore
   readonly changes: PostgresChangeLog
   readonly loginAttempts: LoginAttempts
+  readonly webhooks: WebhookStore
   private closed: Promise<void> | undefined
   private readonly query
   private readonly inserts
@@ -70,6 +73,7 @@ export class PostgresBookStore implements BookStore {
     const retention = options.retention ?? DEFAULT_RETENTION
     this.retention = setInterval(() => void this.trim(retention), options.trimIntervalMs ?? TRIM_INTERVAL_MS).unref()
     this.loginAttempts = new PostgresLoginAttempts(pool, queryTimeoutMs)
+    this.webhooks = postgresWebhookStore(pool, queryTimeoutMs)
   }
 
   /**

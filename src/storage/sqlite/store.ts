@@ -17,6 +17,8 @@ import { openConnection, openMigrated } from './connection.js'
 import { damagedFileError, isDamaged } from './damaged-file.js'
 import { watchFileIdentity } from './file-identity.js'
 import { SqliteLoginAttempts } from './login-attempts.js'
+import { sqliteWebhookStore } from './webhooks.js'
+import type { WebhookStore } from '../webhook-store.js'
 import { preparedQueries, prepareStatements } from './statements.js'
 import type { WriteOp } from './group-commit.js'
 import { WriteQueue, type WriteHealthListener } from './write-queue.js'
@@ -61,6 +63,7 @@ export class SqliteBookStore implements BookStore {
   readonly accounts: AccountStore
   readonly changes: SqliteChangeLog
   readonly loginAttempts: LoginAttempts
+  readonly webhooks: WebhookStore
   private readonly cache = new Map<number, VersionedBook>()
   private readonly statements
   private readonly query
@@ -93,6 +96,7 @@ export class SqliteBookStore implements BookStore {
     this.horizon = db.prepare<[], HorizonRow>(CHANGE_LOG_SQL.horizon)
     this.seenSeq = this.horizon.get()!.last_seq
     this.loginAttempts = new SqliteLoginAttempts(attemptsDb)
+    this.webhooks = sqliteWebhookStore(attemptsDb)
   }
 
   /**

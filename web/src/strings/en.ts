@@ -18,7 +18,8 @@ export const en = {
     label: 'Main',
     books: 'Books',
     accounts: 'Accounts',
-    transfer: 'Import and export'
+    transfer: 'Import and export',
+    webhooks: 'Webhooks'
   },
 
   session: {
@@ -216,6 +217,55 @@ export const en = {
     notJson: 'is not valid JSON',
     notObject: 'is not a JSON object',
     noHeader: 'the file is empty (a CSV file starts with the header row title,author,year)'
+  },
+
+  webhooks: {
+    title: 'Webhooks',
+    help: 'Every change to the books is sent, signed, to each enabled endpoint, in order, retried until it succeeds.',
+    caption: 'Webhook endpoints',
+    columns: { url: 'URL', events: 'Events', state: 'State', actions: 'Actions' },
+    events: { created: 'created', updated: 'updated', deleted: 'deleted' },
+    enabled: 'Enabled',
+    disabled: (reason: string | null) => (reason ? `Disabled: ${reason}` : 'Disabled'),
+    enable: 'Enable',
+    disable: 'Disable',
+    enableOf: (url: string) => `Enable ${url}`,
+    disableOf: (url: string) => `Disable ${url}`,
+    deliveries: 'Deliveries',
+    deliveriesOf: (url: string) => `Deliveries of ${url}`,
+    remove: 'Delete',
+    removeOf: (url: string) => `Delete ${url}`,
+    none: 'No endpoint yet.',
+    loadFailed: 'The webhooks could not be loaded.',
+    add: 'Add an endpoint',
+    url: 'URL',
+    urlHint: 'An absolute http or https URL the service may reach (private addresses are refused unless allowed).',
+    urlInvalid: 'Enter an absolute http:// or https:// URL.',
+    eventsLegend: 'Send these changes',
+    eventsInvalid: 'Choose at least one kind of change.',
+    description: 'Description (optional)',
+    secretTitle: 'The endpoint\'s signing secret',
+    secretHelp: 'Copy it now: it is shown only this once. Receivers verify each delivery with it (Standard Webhooks).',
+    secretDone: 'I have copied it',
+    added: (url: string) => `Endpoint ${url} added.`,
+    switched: (url: string, enabled: boolean) => `Endpoint ${url} ${enabled ? 'enabled' : 'disabled'}.`,
+    removed: (url: string) => `Endpoint ${url} deleted.`,
+    confirmRemove: (url: string) => `Delete the endpoint ${url} and its delivery log?`,
+    log: {
+      title: (url: string) => `Deliveries of ${url}`,
+      caption: 'Deliveries, newest first',
+      columns: { seq: 'Change', event: 'Event', attempt: 'Attempts', status: 'Status', http: 'HTTP', at: 'Last attempt', error: 'Error' },
+      statuses: { pending: 'pending (retrying)', succeeded: 'succeeded', failed: 'failed' },
+      filter: 'Show',
+      all: 'all',
+      none: 'No delivery yet.',
+      replay: 'Send again from change',
+      replayHint: 'Every change after this number is sent again, in order, with the same webhook-id.',
+      replayButton: 'Replay',
+      replayInvalid: 'Enter a change number (0 or more).',
+      replayed: (after: number) => `Changes after ${after} will be sent again.`,
+      close: 'Close'
+    }
   }
 }
 
