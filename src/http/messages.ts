@@ -29,7 +29,10 @@ export const Messages = {
   userNotFound: 'User not found',
   lastAdmin: 'Cannot remove the last admin',
   requestInProgress: 'Request in progress',
-  idempotencyKeyReused: 'Idempotency key reused with a different body'
+  idempotencyKeyReused: 'Idempotency key reused with a different body',
+  historyRetrieved: 'History retrieved successfully',
+  restored: 'Book restored successfully',
+  versionNotFound: 'Version not found'
 } as const
 
 /** The message used for a status when nothing more specific applies (framework-made errors). */

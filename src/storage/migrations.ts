@@ -100,6 +100,20 @@ function migrations(engine: Engine, sql: SqlTag): Record<string, MarkedMigration
           .addColumn('attempts', 'integer', (column) => column.notNull())
           .execute()
       }
+    },
+    '0008_change_history': {
+      // Older releases may run on it: they never read the new column, and their writes leave it null.
+      olderReleasesMayRun: true,
+      // A book's history (README "History and restore"; src/storage/book-history.ts): which
+      // change-log row a restore wrote (`restored_from`: the version it brought back, null for
+      // every other change), and the index that makes a book's history, newest first, a range
+      // read of that book's rows, however long the log.
+      async up(db: Kysely<unknown>) {
+        await atomically(db, engine, sql, async () => {
+          await sql`ALTER TABLE book_changes ADD COLUMN restored_from integer`.execute(db)
+          await sql`CREATE INDEX book_changes_book_seq ON book_changes (book_id, seq)`.execute(db)
+        })
+      }
     }
   }
 }

@@ -1,9 +1,13 @@
 import type pg from 'pg'
 import { BOOK_COLUMNS, STORED_COLUMNS, bookStatements, type InsertValues } from '../book-sql.js'
 import { classified } from './errors.js'
+import { historyStatements } from '../book-history.js'
 
 /** The fixed statements on PostgreSQL (placeholders `$n`), from the one description in book-sql.ts. */
 const SQL = bookStatements('postgres')
+
+/** The history's statements on PostgreSQL (../book-history.ts). */
+const HISTORY_SQL = historyStatements('postgres')
 
 /** The unnest of one array per {@link STORED_COLUMNS} ($1..$5), numbered `n` in array order. */
 const UNNEST_STORED = `unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::text[])
@@ -23,6 +27,8 @@ export const STATEMENTS = {
   delete: { name: 'book-delete', text: SQL.delete },
   deleteIfVersion: { name: 'book-delete-if-version', text: SQL.deleteIfVersion },
   ping: { name: 'ping', text: SQL.ping },
+  historyPage: { name: 'book-history-page', text: HISTORY_SQL.page },
+  historyAny: { name: 'book-history-any', text: HISTORY_SQL.any },
   /** Arrays of the stored columns ($1..$5); returns the books (sort them by id for row order). */
   insertMany: {
     name: 'book-insert-many',
