@@ -1,5 +1,5 @@
 import type { Book } from '../book/schema.js'
-import { STORED_COLUMNS, VERSIONED_COLUMNS, placeholders, type InsertValues } from './book-sql.js'
+import { STORED_COLUMNS, VERSIONED_COLUMNS, placeholders } from './book-sql.js'
 import type { Engine } from './engine.js'
 
 /**
@@ -95,7 +95,7 @@ export function revivedVersion(last: { operation: string; version: number }): nu
  * - `version`: book id, version: the title, author and year of the newest non-`deleted` row with that version;
  * - `last`: book id: the operation and version of the book's newest row;
  * - `markRestore`: restored_from, book id: marks the book's newest row as a restore;
- * - `revive`: id, the {@link InsertValues}, version: a deleted book stored again under its id
+ * - `revive`: id, the insert values (book-sql.ts `insertValues`), version: a deleted book stored again under its id
  *   (PostgreSQL's identity column needs `OVERRIDING SYSTEM VALUE`); returns {@link VERSIONED_COLUMNS}.
  */
 export function historyStatements(engine: Engine) {

@@ -8,7 +8,6 @@ import { HttpError } from '../../http/errors/http-error.js'
 import { Messages } from '../../http/messages.js'
 import { assertValidBody } from '../../http/pipeline/json-body.js'
 import {
-  bookNotFoundResponse,
   errorResponse,
   invalidInputResponse,
   preconditionFailedResponse,
