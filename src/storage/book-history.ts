@@ -50,6 +50,7 @@ export interface HistoryRow {
   author: string | null
   year: number | null
   changed_at: string
+  actor: string | null
   restored_from: number | null
 }
 
@@ -61,7 +62,8 @@ export interface HistoryRow {
  *   is a change of its own, so the history shows it as that version + 1 (docs/contract.md:
  *   "every change gives the book a new version, one more than its last, a delete … included").
  *   Every other row's version is the book's version after the change, as stored.
- * - Operation: a row whose `restored_from` is set was written by a restore (`BookStore.restore`);
+ * - Operation: a row whose `restored_from` is set was written by a restore (`BookStore.restore`,
+ *   the change context's `restoredFrom`);
  *   the log (and the change feed) keep its `created` or `updated`, the history shows `restored`.
  */
 export function historyEntryOf(bookId: number, row: HistoryRow): HistoryEntry {
@@ -70,7 +72,7 @@ export function historyEntryOf(bookId: number, row: HistoryRow): HistoryEntry {
     version: deleted ? Number(row.version) + 1 : Number(row.version),
     operation: row.restored_from !== null && row.restored_from !== undefined ? 'restored' : row.operation,
     at: row.changed_at,
-    actor: null,
+    actor: row.actor,
     book: deleted ? null : { id: bookId, title: row.title!, author: row.author!, year: Number(row.year) }
   }
 }
@@ -94,21 +96,18 @@ export function revivedVersion(last: { operation: string; version: number }): nu
  * - `any`: book id: a row when the book has any history;
  * - `version`: book id, version: the title, author and year of the newest non-`deleted` row with that version;
  * - `last`: book id: the operation and version of the book's newest row;
- * - `markRestore`: restored_from, book id: marks the book's newest row as a restore;
  * - `revive`: id, the insert values (book-sql.ts `insertValues`), version: a deleted book stored again under its id
  *   (PostgreSQL's identity column needs `OVERRIDING SYSTEM VALUE`); returns {@link VERSIONED_COLUMNS}.
  */
 export function historyStatements(engine: Engine) {
   const [first, second, third] = placeholders(engine, 3)
   return {
-    page: `SELECT seq, operation, version, title, author, year, changed_at, restored_from FROM book_changes
+    page: `SELECT seq, operation, version, title, author, year, changed_at, actor, restored_from FROM book_changes
       WHERE book_id = ${first} AND seq < ${second} ORDER BY seq DESC LIMIT ${third}`,
     any: `SELECT 1 FROM book_changes WHERE book_id = ${first} LIMIT 1`,
     version: `SELECT title, author, year FROM book_changes
       WHERE book_id = ${first} AND version = ${second} AND operation <> 'deleted' ORDER BY seq DESC LIMIT 1`,
     last: `SELECT operation, version FROM book_changes WHERE book_id = ${first} ORDER BY seq DESC LIMIT 1`,
-    markRestore: `UPDATE book_changes SET restored_from = ${first}
-      WHERE seq = (SELECT max(seq) FROM book_changes WHERE book_id = ${second})`,
     revive: `INSERT INTO books (id, ${STORED_COLUMNS}, version)${engine === 'postgres' ? ' OVERRIDING SYSTEM VALUE' : ''}
       VALUES (${placeholders(engine, 7).join(', ')}) RETURNING ${VERSIONED_COLUMNS}`
   }

@@ -1,5 +1,6 @@
 import type { ValidRow } from '../book/validation.js'
 import type { Book } from '../book/schema.js'
+import type { ChangeContext } from './change-log.js'
 
 /** A validated row of an imported file, with the line it starts on (for the error report). */
 export interface ImportRow {
@@ -42,9 +43,10 @@ export interface BookTransfer {
    * collide). Should any id be taken, nothing is stored and the conflicts are returned.
    *
    * @param maxId with `keepIds`, the largest id of the file (known from the validating pass).
+   * @param context what the change-log rows of the stored books record (the command).
    * @throws the database's error (nothing is stored then either).
    */
-  store(batches: AsyncIterable<ImportRow[]>, options: { keepIds: boolean; maxId: number }): Promise<StoreOutcome>
+  store(batches: AsyncIterable<ImportRow[]>, options: { keepIds: boolean; maxId: number }, context: ChangeContext): Promise<StoreOutcome>
   /** Closes the connection. */
   close(): Promise<void>
 }

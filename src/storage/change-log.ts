@@ -19,7 +19,46 @@ export interface BookChange {
   readonly book: Book | null
   /** When the change was committed, ISO 8601 UTC with milliseconds. */
   readonly changedAt: string
+  /** Who made it ({@link ChangeContext.actor}); null for a write of another program. */
+  readonly actor: string | null
+  /** The request that made it ({@link ChangeContext.requestId}); null when none did. */
+  readonly requestId: string | null
 }
+
+/**
+ * Who and what causes a write, recorded on every change-log row it writes (README "Change log").
+ * Every write method of the store (`BookStore`, `BookTransfer.store`) takes one; a row written by
+ * another program (a SQL session, a migration) has null in each field.
+ *
+ * How it reaches the rows, the same way for every field (a new field is one more entry of
+ * `CHANGE_CONTEXT_COLUMNS` in change-log-sql.ts and one more column of `book_changes`, added by a
+ * migration that also reads it in PostgreSQL's trigger):
+ * - PostgreSQL: the writing transaction sets `book_service.change_context` (`set_config(…, true)`:
+ *   transaction-local, so it never outlives the write on a pooled connection), in the same
+ *   statement as the write, to a JSON object of the columns' values; the trigger that writes the
+ *   log row reads it with `current_setting(…, true)` and copies each field into its column. A
+ *   group insert of several requests sets a JSON array instead, one object per inserted row in
+ *   row order, which the trigger takes one by one (`book_service.change_context_row` counts).
+ * - SQLite: triggers cannot see connection state (only through application-defined functions,
+ *   which the writes of other programs would lack), so the writer stamps the rows after the
+ *   write, in the same transaction: `UPDATE book_changes SET … WHERE seq > <highest seq before
+ *   the write>` (one writer at a time; a range of the primary key).
+ */
+export interface ChangeContext {
+  /** The token's `sub` claim (a string as is, any other value as its JSON text), or the command (`book-service import`). */
+  readonly actor: string | null
+  /** The request's id (`x-request-id`), or null. */
+  readonly requestId: string | null
+  /**
+   * For a restore (`BookStore.restore`, README "History and restore"): the version of the book's
+   * history it brought back; absent or null for every other write. The history shows such a
+   * change as `restored`.
+   */
+  readonly restoredFrom?: number | null
+}
+
+/** The context of a write nothing is known about (tests, tools): every field null. */
+export const UNKNOWN_CHANGE_CONTEXT: ChangeContext = Object.freeze({ actor: null, requestId: null })
 
 /** What the log still holds: the changes numbered `trimmedThrough + 1` … `lastSeq`. */
 export interface ChangeLogHorizon {

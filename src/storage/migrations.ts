@@ -101,21 +101,99 @@ function migrations(engine: Engine, sql: SqlTag): Record<string, MarkedMigration
           .execute()
       }
     },
+    '0007_change_log_numbering': {
+      // Older releases may run on it: their writes fire the same triggers (their rows carry no context).
+      olderReleasesMayRun: true,
+      // Each change-log row records who made it and the request that did (README "Change log";
+      // `ChangeContext` in src/storage/change-log.ts): null for the writes of other programs.
+      async up(db: Kysely<unknown>) {
+        await atomically(db, engine, sql, async () => {
+          for (const statement of changeLogNumbering(engine)) await sql.raw(statement).execute(db)
+        })
+      }
+    },
     '0008_change_history': {
       // Older releases may run on it: they never read the new column, and their writes leave it null.
       olderReleasesMayRun: true,
-      // A book's history (README "History and restore"; src/storage/book-history.ts): which
-      // change-log row a restore wrote (`restored_from`: the version it brought back, null for
-      // every other change), and the index that makes a book's history, newest first, a range
-      // read of that book's rows, however long the log.
+      // A book's history (README "History and restore"; src/storage/book-history.ts): the change
+      // context's `restoredFrom` (the version a restore brought back, null for every other change)
+      // and the index that makes a book's history, newest first, a range read of that book's rows
+      // however long the log.
       async up(db: Kysely<unknown>) {
         await atomically(db, engine, sql, async () => {
-          await sql`ALTER TABLE book_changes ADD COLUMN restored_from integer`.execute(db)
-          await sql`CREATE INDEX book_changes_book_seq ON book_changes (book_id, seq)`.execute(db)
+          for (const statement of changeHistory(engine)) await sql.raw(statement).execute(db)
         })
       }
     }
   }
+}
+
+/**
+ * Migration 0007's statements: the context columns of `book_changes` (`CHANGE_CONTEXT_COLUMNS` in
+ * change-log-sql.ts) and, on PostgreSQL, the trigger function that fills them from the writing
+ * transaction's `book_service.change_context` setting (see `ChangeContext` in change-log.ts).
+ */
+function changeLogNumbering(engine: Engine): string[] {
+  const columns = ['ALTER TABLE book_changes ADD COLUMN actor text NULL', 'ALTER TABLE book_changes ADD COLUMN request_id text NULL']
+  if (engine === 'sqlite') return columns
+  const now = `to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
+  return [
+    ...columns,
+    `CREATE OR REPLACE FUNCTION book_changes_log() RETURNS trigger LANGUAGE plpgsql AS $$
+    DECLARE
+      context jsonb := nullif(current_setting('book_service.change_context', true), '')::jsonb;
+      position integer;
+    BEGIN
+      IF jsonb_typeof(context) = 'array' THEN
+        -- A group insert: one object per inserted row, in row order (the order rows fire in).
+        position := coalesce(nullif(current_setting('book_service.change_context_row', true), ''), '0')::integer;
+        PERFORM set_config('book_service.change_context_row', (position + 1)::text, true);
+        context := context -> position;
+      END IF;
+      PERFORM pg_advisory_xact_lock(${CHANGE_LOG_LOCK});
+      IF TG_OP = 'DELETE' THEN
+        INSERT INTO book_changes (seq, book_id, operation, version, title, author, year, changed_at, actor, request_id)
+          VALUES (nextval('book_changes_seq'), OLD.id, 'deleted', OLD.version, NULL, NULL, NULL, ${now},
+            context ->> 'actor', context ->> 'request_id');
+      ELSE
+        INSERT INTO book_changes (seq, book_id, operation, version, title, author, year, changed_at, actor, request_id)
+          VALUES (nextval('book_changes_seq'), NEW.id, CASE TG_OP WHEN 'INSERT' THEN 'created' ELSE 'updated' END,
+            NEW.version, NEW.title, NEW.author, NEW.year, ${now}, context ->> 'actor', context ->> 'request_id');
+      END IF;
+      PERFORM pg_notify('book_changes', '');
+      RETURN NULL;
+    END $$`
+  ]
+}
+
+/**
+ * Migration 0008's statements: the column of the change context's `restoredFrom` (`ChangeContext`
+ * in change-log.ts, `CHANGE_CONTEXT_COLUMNS` in change-log-sql.ts) and the index of a book's
+ * history, `(book_id, seq)`.
+ *
+ * On PostgreSQL the column is filled from the writing transaction's `book_service.change_context`
+ * like the other context fields, by a trigger of its own on `book_changes` (before each row is
+ * inserted, whichever trigger of `books` inserts it), so it does not depend on the body of the
+ * function that writes the rows. A restore is never part of a group insert, so a context that is
+ * an array (one object per row) leaves it null. SQLite's writer stamps it with the other fields.
+ */
+function changeHistory(engine: Engine): string[] {
+  const common = ['ALTER TABLE book_changes ADD COLUMN restored_from integer NULL', 'CREATE INDEX book_changes_book_seq ON book_changes (book_id, seq)']
+  if (engine === 'sqlite') return common
+  return [
+    ...common,
+    `CREATE FUNCTION book_changes_restored_from() RETURNS trigger LANGUAGE plpgsql AS $$
+    DECLARE
+      context jsonb := nullif(current_setting('book_service.change_context', true), '')::jsonb;
+    BEGIN
+      IF jsonb_typeof(context) = 'object' THEN
+        NEW.restored_from := (context ->> 'restored_from')::integer;
+      END IF;
+      RETURN NEW;
+    END $$`,
+    `CREATE TRIGGER book_changes_restored_from BEFORE INSERT ON book_changes
+      FOR EACH ROW EXECUTE FUNCTION book_changes_restored_from()`
+  ]
 }
 
 /** The PostgreSQL advisory lock key ("bookchng" in ASCII) that numbers change-log rows in commit order. */

@@ -14,6 +14,9 @@ export interface ImportOptions {
   keepIds?: boolean
 }
 
+/** What the change-log rows of an import record (README "Change log"): the command, no request. */
+const IMPORT_CONTEXT = { actor: 'book-service import', requestId: null }
+
 /** Rows per batch written to the database (one multi-row statement on PostgreSQL). */
 const BATCH_ROWS = 1000
 
@@ -103,7 +106,7 @@ async function importBooks(file: string, options: ImportOptions): Promise<void> 
   )
   let outcome
   try {
-    outcome = await transfer.store(batches(file, format, keepIds), { keepIds, maxId: checked.maxId })
+    outcome = await transfer.store(batches(file, format, keepIds), { keepIds, maxId: checked.maxId }, IMPORT_CONTEXT)
   } catch (error) {
     fail(`import failed, nothing was stored: ${(error as Error).message}`)
   } finally {

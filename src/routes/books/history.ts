@@ -16,6 +16,7 @@ import {
 } from '../../http/api-document/response-schemas.js'
 import { HISTORY_START, MAX_VERSION, type HistoryEntry } from '../../storage/book-history.js'
 import { LIST_PAGE_SIZE, type BookStore } from '../../storage/book-store.js'
+import { changeContextOf } from './change-context.js'
 import { bookETag, ifMatchHolds } from './etag.js'
 import { MAX_PAGE_SIZE } from './list-query.js'
 import { bookNotFound } from './load-for-write.js'
@@ -176,7 +177,7 @@ export function historyHandlers(store: BookStore) {
         const current = await store.get(id)
         if (current) expectedVersion = ifMatchHolds(String(header), bookETag(current)) ? current.version : -1
       }
-      const result = await store.restore(id, version, expectedVersion)
+      const result = await store.restore(id, version, expectedVersion, changeContextOf(request))
       switch (result.outcome) {
         case 'noHistory':
           throw bookNotFound()

@@ -7,6 +7,7 @@ import { HttpError } from '../../http/errors/http-error.js'
 import { Messages } from '../../http/messages.js'
 import type { BookStore } from '../../storage/book-store.js'
 import { IDEMPOTENCY_TTL_MS, type IdempotencyClaim } from '../../storage/idempotency.js'
+import { changeContextOf } from './change-context.js'
 
 /** Longest `Idempotency-Key` accepted, in characters (a UUID is 36; longer is 400 `Invalid input`). */
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 255
@@ -52,7 +53,7 @@ export function idempotentCreate(store: BookStore) {
     if (inFlight.has(scope)) throw new HttpError(409, Messages.requestInProgress)
     inFlight.add(scope)
     try {
-      const answer = await store.createIdempotent(input, claim)
+      const answer = await store.createIdempotent(input, claim, changeContextOf(request))
       if (answer.outcome === 'inProgress') throw new HttpError(409, Messages.requestInProgress)
       if (answer.outcome === 'reused') throw new HttpError(422, Messages.idempotencyKeyReused)
       if (answer.outcome === 'replayed') request.log.info({ idempotencyKey: key, bookId: answer.book.id }, 'idempotent retry answered with its first answer')

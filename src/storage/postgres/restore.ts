@@ -15,18 +15,18 @@ const UNIQUE_VIOLATION = '23505'
 /**
  * `BookStore.restore` on PostgreSQL: one transaction on a client of `pool`. The book's row is
  * locked (`FOR UPDATE`) before its version is compared, so of two restores naming the same
- * `If-Match` version exactly one writes; the change-log trigger is made to fire at the write
- * (`SET CONSTRAINTS … IMMEDIATE`, still holding the numbering lock until the commit) so that its
- * row can be marked `restored_from` in the same transaction. Two restores bringing back the same
- * deleted book at once: the second's insert fails on the id, and it is run again, now as an
- * update of the book the first stored.
+ * `If-Match` version exactly one writes. The transaction sets its change context (`context`: the
+ * JSON text of `ChangeContext`, `restored_from` included) before the write, for the triggers that
+ * write and fill its change-log row. Two restores bringing back the same deleted book at once: the
+ * second's insert fails on the id, and it is run again, now as an update of the book the first stored.
  */
 export async function restoreBook(
   pool: pg.Pool,
   queryTimeoutMs: number,
   id: number,
   version: number,
-  expectedVersion: number | undefined
+  expectedVersion: number | undefined,
+  context: string
 ): Promise<RestoreOutcome> {
   for (let attempt = 1; ; attempt++) {
     try {
@@ -35,7 +35,7 @@ export async function restoreBook(
         if (!target) return { outcome: (await query(SQL.any, [id])).length > 0 ? 'versionNotFound' : 'noHistory' }
         const [current] = await query<{ version: number }>('SELECT version FROM books WHERE id = $1 FOR UPDATE', [id])
         if (current && expectedVersion !== undefined && current.version !== expectedVersion) return { outcome: 'stale' }
-        await query('SET CONSTRAINTS book_changes_log IMMEDIATE')
+        await query("SELECT set_config('book_service.change_context', $1, true)", [context])
         let book: VersionedBook
         if (current) {
           ;[book] = (await query<VersionedBook>(BOOK_SQL.update, [...patchValues(target), id])) as [VersionedBook]
@@ -43,7 +43,6 @@ export async function restoreBook(
           const [last] = await query<{ operation: string; version: number }>(SQL.last, [id])
           ;[book] = (await query<VersionedBook>(SQL.revive, [id, ...insertValues(target), revivedVersion(last!)])) as [VersionedBook]
         }
-        await query(SQL.markRestore, [version, id])
         return { outcome: 'restored', book: { ...book, id: Number(book.id) }, revived: !current }
       })
     } catch (error) {

@@ -3,6 +3,8 @@ import type { Book, BookInput, BookPatch } from '../../book/schema.js'
 import type { BookFilter, BookQuery } from '../../book/query.js'
 import type { AccountStore } from '../account-store.js'
 import type { BookStore, VersionedBook } from '../book-store.js'
+import type { ChangeContext } from '../change-log.js'
+import { contextObject } from '../change-log-sql.js'
 import { patchValues } from '../book-sql.js'
 import { pagesById, pagesOf } from '../list-pages.js'
 import { countStatement, listStatement } from '../list-sql.js'
@@ -78,13 +80,13 @@ export class PostgresBookStore implements BookStore {
   }
 
   /** Stored by the next group insert (group-insert.ts), with the other creates of this event-loop turn. */
-  create(input: BookInput): Promise<Book> {
-    return this.inserts.create(input)
+  create(input: BookInput, context: ChangeContext): Promise<Book> {
+    return this.inserts.create(input, context)
   }
 
   /** Its own transaction (postgres/idempotency.ts), outside the group insert: the key's lock, lookup, book and answer. */
-  createIdempotent(input: BookInput, claim: IdempotencyClaim): Promise<IdempotentCreate> {
-    return this.idempotent.create(input, claim).catch((error: unknown) => this.noted(error))
+  createIdempotent(input: BookInput, claim: IdempotencyClaim, context: ChangeContext): Promise<IdempotentCreate> {
+    return this.idempotent.create(input, claim, context).catch((error: unknown) => this.noted(error))
   }
 
   trimIdempotencyKeys(before: string): Promise<number> {
@@ -113,8 +115,8 @@ export class PostgresBookStore implements BookStore {
     return (await this.query<VersionedBook>(STATEMENTS.get, [id]))[0]
   }
 
-  async update(id: number, patch: BookPatch): Promise<VersionedBook | undefined> {
-    return (await this.query<VersionedBook>(STATEMENTS.update, [...patchValues(patch), id]))[0]
+  async update(id: number, patch: BookPatch, context: ChangeContext): Promise<VersionedBook | undefined> {
+    return (await this.query<VersionedBook>(STATEMENTS.update, [...patchValues(patch), id, contextText(context)]))[0]
   }
 
   /**
@@ -122,18 +124,18 @@ export class PostgresBookStore implements BookStore {
    * update that committed first makes the condition false, so exactly one of two racing
    * conditional updates of the same version succeeds.
    */
-  async updateIfVersion(id: number, version: number, patch: BookPatch): Promise<VersionedBook | 'missing' | 'stale'> {
-    const rows = await this.query<VersionedBook>(STATEMENTS.updateIfVersion, [...patchValues(patch), id, version])
+  async updateIfVersion(id: number, version: number, patch: BookPatch, context: ChangeContext): Promise<VersionedBook | 'missing' | 'stale'> {
+    const rows = await this.query<VersionedBook>(STATEMENTS.updateIfVersion, [...patchValues(patch), id, version, contextText(context)])
     return rows[0] ?? this.missingOrStale(id)
   }
 
-  async deleteIfVersion(id: number, version: number): Promise<'deleted' | 'missing' | 'stale'> {
-    const rows = await this.query(STATEMENTS.deleteIfVersion, [id, version])
+  async deleteIfVersion(id: number, version: number, context: ChangeContext): Promise<'deleted' | 'missing' | 'stale'> {
+    const rows = await this.query(STATEMENTS.deleteIfVersion, [id, version, contextText(context)])
     return rows.length > 0 ? 'deleted' : this.missingOrStale(id)
   }
 
-  async delete(id: number): Promise<boolean> {
-    return (await this.query(STATEMENTS.delete, [id])).length > 0
+  async delete(id: number, context: ChangeContext): Promise<boolean> {
+    return (await this.query(STATEMENTS.delete, [id, contextText(context)])).length > 0
   }
 
   history(id: number, before: number, limit: number): Promise<HistoryPage | undefined> {
@@ -151,8 +153,9 @@ export class PostgresBookStore implements BookStore {
   }
 
   /** Its own transaction (restore.ts): the version's lookup, the row lock and check, the write and its mark. */
-  restore(id: number, version: number, expectedVersion?: number): Promise<RestoreOutcome> {
-    return restoreBook(this.pool, this.queryTimeoutMs, id, version, expectedVersion).catch((error: unknown) => this.noted(error))
+  restore(id: number, version: number, expectedVersion: number | undefined, context: ChangeContext): Promise<RestoreOutcome> {
+    const restoring = contextText({ ...context, restoredFrom: version })
+    return restoreBook(this.pool, this.queryTimeoutMs, id, version, expectedVersion, restoring).catch((error: unknown) => this.noted(error))
   }
 
   /** Undefined: other instances write to the same database, so only a query could tell. */
@@ -205,4 +208,9 @@ export class PostgresBookStore implements BookStore {
   private async missingOrStale(id: number): Promise<'missing' | 'stale'> {
     return (await this.query(STATEMENTS.exists, [id])).length > 0 ? 'stale' : 'missing'
   }
+}
+
+/** The change context as the JSON text the statements set for the trigger (`ChangeContext`). */
+function contextText(context: ChangeContext): string {
+  return JSON.stringify(contextObject(context))
 }

@@ -3,6 +3,8 @@ import type { Book } from '../../book/schema.js'
 import { insertValues } from '../book-sql.js'
 import { noteConflict, storeInOneTransaction, type BookTransfer, type ImportRow, type StoreOutcome } from '../book-transfer.js'
 import { pagesById } from '../list-pages.js'
+import type { ChangeContext } from '../change-log.js'
+import { contextObject } from '../change-log-sql.js'
 import { openPool, types, type PostgresOptions } from './connection.js'
 import { STATEMENTS, columnArrays } from './statements.js'
 
@@ -63,12 +65,13 @@ export class PostgresBookTransfer implements BookTransfer {
     }
   }
 
-  store(batches: AsyncIterable<ImportRow[]>, options: { keepIds: boolean; maxId: number }): Promise<StoreOutcome> {
+  store(batches: AsyncIterable<ImportRow[]>, options: { keepIds: boolean; maxId: number }, context: ChangeContext): Promise<StoreOutcome> {
     const client = this.client
     return storeInOneTransaction(
       {
         begin: async () => {
           await client.query('BEGIN')
+          await client.query({ ...STATEMENTS.setContext, values: [JSON.stringify(contextObject(context))] })
           if (options.keepIds && options.maxId > 0) {
             // First, so that services creating books meanwhile take ids past the file's. A sequence
             // is not transactional: after a refused import it stays moved (ids are never reused anyway).

@@ -7,18 +7,20 @@ import { answerFromRow, insertedRow, type IdempotencyClaim, type IdempotentCreat
 import { prepareStatements, type SqliteStatements } from './statements.js'
 import { insertValues, patchValues } from '../book-sql.js'
 import { revivedVersion, type RestoreOutcome } from '../book-history.js'
+import type { ChangeContext } from '../change-log.js'
+import { SQLITE_CONTEXT_STATEMENTS, contextValues } from '../change-log-sql.js'
 
 /** One write of the SQLite store, as data (so it can be sent to the writer thread). */
 export type WriteOp =
-  | { op: 'insert'; values: InsertValues }
-  | { op: 'insertIdempotent'; values: InsertValues; claim: IdempotencyClaim }
+  | { op: 'insert'; values: InsertValues; context: ChangeContext }
+  | { op: 'insertIdempotent'; values: InsertValues; claim: IdempotencyClaim; context: ChangeContext }
   | { op: 'trimIdempotencyKeys'; before: string }
   | { op: 'probe' }
-  | { op: 'update'; id: number; values: PatchValues }
-  | { op: 'updateIfVersion'; id: number; version: number; values: PatchValues }
-  | { op: 'delete'; id: number }
-  | { op: 'deleteIfVersion'; id: number; version: number }
-  | { op: 'restore'; id: number; version: number; expectedVersion?: number }
+  | { op: 'update'; id: number; values: PatchValues; context: ChangeContext }
+  | { op: 'updateIfVersion'; id: number; version: number; values: PatchValues; context: ChangeContext }
+  | { op: 'delete'; id: number; context: ChangeContext }
+  | { op: 'deleteIfVersion'; id: number; version: number; context: ChangeContext }
+  | { op: 'restore'; id: number; version: number; expectedVersion?: number; context: ChangeContext }
 
 /** What a write gives back (see the store's method of the same name). */
 export type WriteResult =
@@ -64,7 +66,18 @@ export function toError(error: WriteError): Error {
 export function groupCommit(db: Database.Database): (batch: WriteOp[]) => WriteOutcome[] {
   const statements = prepareStatements(db)
   const missingOrStale = (id: number) => (statements.exists.get(id) ? 'stale' : 'missing')
+  const lastSeq = db.prepare<[], number>(SQLITE_CONTEXT_STATEMENTS.lastSeq).pluck()
+  const stamp = db.prepare(SQLITE_CONTEXT_STATEMENTS.stamp)
+  // A book write stamps the change-log rows its triggers wrote with its context (`ChangeContext`):
+  // the rows numbered above the highest number before it, in the same transaction (or savepoint).
   const run = (write: WriteOp): WriteResult => {
+    if (!('context' in write)) return runWrite(write)
+    const before = lastSeq.get()!
+    const result = runWrite(write)
+    stamp.run(...contextValues(write.context), before)
+    return result
+  }
+  const runWrite = (write: WriteOp): WriteResult => {
     switch (write.op) {
       case 'insert':
         return statements.insert.get(...write.values)
@@ -127,9 +140,9 @@ export function groupCommit(db: Database.Database): (batch: WriteOp[]) => WriteO
 
 /**
  * A restore (`BookStore.restore`), inside the batch's transaction: the version's book from the
- * log, then the current row and its version check, then the write, whose change-log row (written
- * by the trigger in the same statement) is marked `restored_from`. Nothing can come between these
- * steps: SQLite has one writer at a time.
+ * log, then the current row and its version check, then the write (whose change-log row `run`
+ * stamps with the context, `restoredFrom` included). Nothing can come between these steps: SQLite
+ * has one writer at a time.
  */
 function restore(statements: SqliteStatements, write: Extract<WriteOp, { op: 'restore' }>): RestoreOutcome {
   const { id, version, expectedVersion } = write
@@ -140,6 +153,5 @@ function restore(statements: SqliteStatements, write: Extract<WriteOp, { op: 're
   const book = current
     ? statements.update.get(...patchValues(target), id)!
     : statements.revive.get(id, ...insertValues(target), revivedVersion(statements.historyLast.get(id)!))!
-  statements.markRestore.run(version, id)
   return { outcome: 'restored', book, revived: !current }
 }

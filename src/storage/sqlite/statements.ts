@@ -55,8 +55,6 @@ export interface SqliteStatements {
   historyVersion: Database.Statement<[number, number], { title: string; author: string; year: number }>
   /** The book's newest change-log row: book id. */
   historyLast: Database.Statement<[number], { operation: string; version: number }>
-  /** Marks the book's newest change-log row as a restore: restored_from, book id. */
-  markRestore: Database.Statement<[number, number]>
   /** A deleted book stored again under its id: id, the insert values, version. */
   revive: Database.Statement<[number, ...InsertValues, number], VersionedBook>
   /** `PRAGMA data_version`: changes when another connection (the writer thread, an import) commits. */
@@ -92,7 +90,6 @@ export function prepareStatements(db: Database.Database): SqliteStatements {
     historyAny: db.prepare<[number], { 1: number }>(HISTORY_SQL.any),
     historyVersion: db.prepare<[number, number], { title: string; author: string; year: number }>(HISTORY_SQL.version),
     historyLast: db.prepare<[number], { operation: string; version: number }>(HISTORY_SQL.last),
-    markRestore: db.prepare<[number, number]>(HISTORY_SQL.markRestore),
     revive: db.prepare<[number, ...InsertValues, number], VersionedBook>(HISTORY_SQL.revive),
     dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck()
   }

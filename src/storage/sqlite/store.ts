@@ -13,6 +13,7 @@ import { changeLogStatements, type HorizonRow } from '../change-log-sql.js'
 import { readHistoryPage, type HistoryPage, type RestoreOutcome } from '../book-history.js'
 import { sqliteAccountStore } from './accounts.js'
 import { SqliteChangeLog } from './change-log.js'
+import type { ChangeContext } from '../change-log.js'
 import { openConnection, openMigrated } from './connection.js'
 import { watchFileIdentity } from './file-identity.js'
 import { SqliteLoginAttempts } from './login-attempts.js'
@@ -115,13 +116,13 @@ export class SqliteBookStore implements BookStore {
     }
   }
 
-  create(input: BookInput): Promise<Book> {
-    return this.writes.write({ op: 'insert', values: insertValues(input) }, () => {})
+  create(input: BookInput, context: ChangeContext): Promise<Book> {
+    return this.writes.write({ op: 'insert', values: insertValues(input), context }, () => {})
   }
 
   /** One write of the group commit: the key's lookup, the book and the key's answer in its transaction. */
-  createIdempotent(input: BookInput, claim: IdempotencyClaim): Promise<IdempotentCreate> {
-    return this.writes.write({ op: 'insertIdempotent', values: insertValues(input), claim }, () => {})
+  createIdempotent(input: BookInput, claim: IdempotencyClaim, context: ChangeContext): Promise<IdempotentCreate> {
+    return this.writes.write({ op: 'insertIdempotent', values: insertValues(input), claim, context }, () => {})
   }
 
   trimIdempotencyKeys(before: string): Promise<number> {
@@ -156,8 +157,8 @@ export class SqliteBookStore implements BookStore {
     return book
   }
 
-  update(id: number, patch: BookPatch): Promise<VersionedBook | undefined> {
-    return this.writes.write<VersionedBook | undefined>({ op: 'update', id, values: patchValues(patch) }, () => this.cache.delete(id))
+  update(id: number, patch: BookPatch, context: ChangeContext): Promise<VersionedBook | undefined> {
+    return this.writes.write<VersionedBook | undefined>({ op: 'update', id, values: patchValues(patch), context }, () => this.cache.delete(id))
   }
 
   /**
@@ -165,19 +166,19 @@ export class SqliteBookStore implements BookStore {
    * every write; when it changes nothing, the existence check runs in the same transaction, so
    * no other write can come between them (SQLite has one writer: the writer's connection).
    */
-  updateIfVersion(id: number, version: number, patch: BookPatch): Promise<VersionedBook | 'missing' | 'stale'> {
+  updateIfVersion(id: number, version: number, patch: BookPatch, context: ChangeContext): Promise<VersionedBook | 'missing' | 'stale'> {
     return this.writes.write<VersionedBook | 'missing' | 'stale'>(
-      { op: 'updateIfVersion', id, version, values: patchValues(patch) },
+      { op: 'updateIfVersion', id, version, values: patchValues(patch), context },
       () => this.cache.delete(id)
     )
   }
 
-  delete(id: number): Promise<boolean> {
-    return this.writes.write<boolean>({ op: 'delete', id }, () => this.cache.delete(id))
+  delete(id: number, context: ChangeContext): Promise<boolean> {
+    return this.writes.write<boolean>({ op: 'delete', id, context }, () => this.cache.delete(id))
   }
 
-  deleteIfVersion(id: number, version: number): Promise<'deleted' | 'missing' | 'stale'> {
-    return this.writes.write<'deleted' | 'missing' | 'stale'>({ op: 'deleteIfVersion', id, version }, () => this.cache.delete(id))
+  deleteIfVersion(id: number, version: number, context: ChangeContext): Promise<'deleted' | 'missing' | 'stale'> {
+    return this.writes.write<'deleted' | 'missing' | 'stale'>({ op: 'deleteIfVersion', id, version, context }, () => this.cache.delete(id))
   }
 
   async history(id: number, before: number, limit: number): Promise<HistoryPage | undefined> {
@@ -195,8 +196,9 @@ export class SqliteBookStore implements BookStore {
   }
 
   /** One write of the group commit (group-commit.ts `restore`): the version's lookup, the check and the write in its transaction. */
-  restore(id: number, version: number, expectedVersion?: number): Promise<RestoreOutcome> {
-    return this.writes.write<RestoreOutcome>({ op: 'restore', id, version, expectedVersion }, () => this.cache.delete(id))
+  restore(id: number, version: number, expectedVersion: number | undefined, context: ChangeContext): Promise<RestoreOutcome> {
+    const restoring = { ...context, restoredFrom: version }
+    return this.writes.write<RestoreOutcome>({ op: 'restore', id, version, expectedVersion, context: restoring }, () => this.cache.delete(id))
   }
 
   /**

@@ -10,6 +10,7 @@ import { createAccount, login } from '../../support/accounts.js'
 import { openFeed, sequences } from '../../support/change-feed.js'
 import { eventually } from '../../support/client.js'
 import { describeEachEngine } from '../../support/suite.js'
+import { UNKNOWN_CHANGE_CONTEXT } from '../../../src/storage/change-log.js'
 
 const auth = authHeaders()
 
@@ -286,7 +287,7 @@ test('a stalled reader (never reads) is dropped and counted; the others get ever
     const author = 'y'.repeat(500)
     const total = 30_000
     for (let start = 0; start < total; start += 1000) {
-      await Promise.all(Array.from({ length: 1000 }, () => store.create({ title, author, year: 1 })))
+      await Promise.all(Array.from({ length: 1000 }, () => store.create({ title, author, year: 1 }, UNKNOWN_CHANGE_CONTEXT)))
       await reading.waitFor(start + 1000, 20_000)
     }
     assert.equal(await metric(app, 'feed_dropped_total'), 1)

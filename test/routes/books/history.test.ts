@@ -54,12 +54,12 @@ describeEachEngine('GET /book/{id}/history and POST /book/{id}/restore', ({ app,
     assert.equal(body.status, 200)
     assert.equal(body.message, 'History retrieved successfully')
     assert.deepEqual(
-      body.data.map(({ version, operation, book }) => ({ version, operation, book })),
+      body.data.map(({ version, operation, actor, book }) => ({ version, operation, actor, book })),
       [
-        { version: 4, operation: 'deleted', book: null },
-        { version: 3, operation: 'updated', book: { id: book.id, title: 'Dune Messiah', author: 'Frank Herbert', year: 1969 } },
-        { version: 2, operation: 'updated', book: { id: book.id, title: 'Dune Messiah', author: 'Frank Herbert', year: 1965 } },
-        { version: 1, operation: 'created', book: { id: book.id, title: 'Dune', author: 'Frank Herbert', year: 1965 } }
+        { version: 4, operation: 'deleted', actor: 'bob', book: null },
+        { version: 3, operation: 'updated', actor: 'alice', book: { id: book.id, title: 'Dune Messiah', author: 'Frank Herbert', year: 1969 } },
+        { version: 2, operation: 'updated', actor: 'bob', book: { id: book.id, title: 'Dune Messiah', author: 'Frank Herbert', year: 1965 } },
+        { version: 1, operation: 'created', actor: 'alice', book: { id: book.id, title: 'Dune', author: 'Frank Herbert', year: 1965 } }
       ]
     )
     for (const entry of body.data) {
@@ -87,12 +87,18 @@ describeEachEngine('GET /book/{id}/history and POST /book/{id}/restore', ({ app,
     assertEnvelope(read, 200, 'Book retrieved successfully', { id: book.id, title: 'Dune Messiah', author: 'Frank Herbert', year: 1965 })
     assert.equal(read.headers.etag, response.headers.etag)
     const entries = (await history(app(), book.id)).json().data as Entry[]
-    assert.deepEqual(entries.map((entry) => [entry.version, entry.operation]), [[5, 'restored'], [4, 'deleted'], [3, 'updated'], [2, 'updated'], [1, 'created']])
+    assert.deepEqual(entries.map((entry) => [entry.version, entry.operation, entry.actor]), [
+      [5, 'restored', 'alice'],
+      [4, 'deleted', 'bob'],
+      [3, 'updated', 'alice'],
+      [2, 'updated', 'bob'],
+      [1, 'created', 'alice']
+    ])
     assert.deepEqual(entries[0]!.book, { id: book.id, title: 'Dune Messiah', author: 'Frank Herbert', year: 1965 })
     // A restore of a book that exists updates it, again as a new version.
     assertEnvelope(await restore(app(), book.id, { version: 1 }, bob), 200, 'Book restored successfully', { id: book.id, title: 'Dune', author: 'Frank Herbert', year: 1965 })
     const again = (await history(app(), book.id)).json().data as Entry[]
-    assert.deepEqual(again.slice(0, 2).map((entry) => [entry.version, entry.operation]), [[6, 'restored'], [5, 'restored']])
+    assert.deepEqual(again.slice(0, 2).map((entry) => [entry.version, entry.operation, entry.actor]), [[6, 'restored', 'bob'], [5, 'restored', 'alice']])
     // The restore is not an id reuse: the next new book still gets a greater id.
     assert.ok((await create(app())).id > book.id)
   })
@@ -129,7 +135,7 @@ describeEachEngine('GET /book/{id}/history and POST /book/{id}/restore', ({ app,
     let url: string | undefined = `/book/${book.id}/history?limit=5`
     const sizes: number[] = []
     while (url !== undefined) {
-      const response = await app().inject({ url, headers: reader })
+      const response: { statusCode: number; body: string; json(): { data: Entry[] }; headers: Record<string, unknown> } = await app().inject({ url, headers: reader })
       assert.equal(response.statusCode, 200, response.body)
       const entries = response.json().data as Entry[]
       sizes.push(entries.length)

@@ -3,6 +3,7 @@ import { describe, test } from 'node:test'
 import pg from 'pg'
 import { PostgresBookStore } from '../../../src/storage/postgres/store.js'
 import { createPostgresDatabase, postgresSkipReason } from '../../support/engines.js'
+import { UNKNOWN_CHANGE_CONTEXT } from '../../../src/storage/change-log.js'
 
 describe('the change log under concurrent writers on two instances [postgres]', { skip: postgresSkipReason }, () => {
   test('a reader polling changesAfter sees every change once, numbered without gaps, never a smaller number later', async () => {
@@ -36,9 +37,9 @@ describe('the change log under concurrent writers on two instances [postgres]', 
       // Eight concurrent writers per instance: creates (group inserts), then an update and a delete each.
       const writer = async (store: PostgresBookStore, n: number) => {
         for (let round = 0; round < 15; round++) {
-          const book = await store.create({ title: `W${n}-${round}`, author: 'A', year: 2000 })
-          await store.update(book.id, { year: 2001 })
-          if (round % 3 === 0) await store.delete(book.id)
+          const book = await store.create({ title: `W${n}-${round}`, author: 'A', year: 2000 }, UNKNOWN_CHANGE_CONTEXT)
+          await store.update(book.id, { year: 2001 }, UNKNOWN_CHANGE_CONTEXT)
+          if (round % 3 === 0) await store.delete(book.id, UNKNOWN_CHANGE_CONTEXT)
         }
       }
       await Promise.all(Array.from({ length: 16 }, (_, n) => writer(n % 2 === 0 ? a : b, n)))
