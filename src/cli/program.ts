@@ -2,6 +2,7 @@ import { Command } from 'commander'
 import { packageVersion } from '../config.js'
 import { backupCommand } from './commands/backup.js'
 import { exportCommand } from './commands/export.js'
+import { historyCommand } from './commands/history.js'
 import { importCommand } from './commands/import.js'
 import { migrateCommand } from './commands/migrate.js'
 import { restoreCommand } from './commands/restore.js'
@@ -16,7 +17,8 @@ import { CONFIGURATION_HELP } from './help.js'
  * of ./commands, each registered here the same way, in the order `--help` lists them: `serve`
  * (the default), `token [--sub NAME] [--ttl SECONDS]`, `migrate`, `backup FILE`, `restore FILE`,
  * `export [--format F] [--output FILE]`, `import FILE [--format F] [--keep-ids]`,
- * `user add|list|set-role|passwd|remove` and `watch [--url URL] [--token T] [--after N]`, each
+ * `user add|list|set-role|passwd|remove`, `watch [--url URL] [--token T] [--after N]` and
+ * `history ID [--json] [--url URL] [--token T]`, each
  * with `--help` and `--version`. Exits 1 with one line on stderr on a bad option or configuration.
  */
 export function program(): Command {
@@ -33,7 +35,8 @@ export function program(): Command {
     exportCommand(),
     importCommand(),
     userCommand(),
-    watchCommand()
+    watchCommand(),
+    historyCommand()
   ]
   for (const command of commands) {
     program.addCommand(command.version(packageVersion), { isDefault: command.name() === 'serve' })
