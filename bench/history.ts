@@ -48,7 +48,7 @@ async function start(name: string, entry: string, databaseUrl: string): Promise<
 }
 
 /** The rows of the seeded log: the target book (id 1) every `CHANGES / VERSIONS`th row. */
-function seededRow(seq: number): [number, string, number, string, string, number, string, string, string] {
+function seededRow(seq: number): [number, string, number, string, string, number, string, string] {
   const every = Math.floor(CHANGES / VERSIONS)
   const target = seq % every === 0
   const bookId = target ? 1 : 2 + (seq % 50_000)
@@ -108,6 +108,28 @@ async function seedPostgres(url: string): Promise<string> {
   }
 }
 
+/**
+ * The first page read `READS` times through the store itself, in this process (no HTTP, no
+ * client): what the query costs, apart from the machine's load on the HTTP path.
+ */
+async function storeReads(engine: 'sqlite' | 'postgres', url: string): Promise<string> {
+  const store = engine === 'sqlite' ? await SqliteBookStore.open(url) : await PostgresBookStore.open(url, { poolSize: 2, startupTimeoutMs: 0 })
+  try {
+    const times: number[] = []
+    for (let i = 0; i < 2000; i++) {
+      const started = performance.now()
+      const page = await store.history(1, Number.MAX_SAFE_INTEGER, 50)
+      times.push(performance.now() - started)
+      if (page?.entries.length !== 50 || page.entries[0]!.version !== VERSIONS) throw new Error('unexpected first page')
+    }
+    times.sort((a, b) => a - b)
+    const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))]!.toFixed(2)
+    return `store.history first page (50 of ${VERSIONS}), 2,000 reads in process: p50 ${at(0.5)} ms, p99 ${at(0.99)} ms`
+  } finally {
+    await store.close()
+  }
+}
+
 const firstPage: Load = { request: () => ({ method: 'GET', path: '/book/1/history?limit=50' }), headers, connections: 4, duration: 5, warmup: 1 }
 
 let created = 0
@@ -149,6 +171,7 @@ try {
     const seededAt = performance.now()
     const space = engine === 'sqlite' ? await seedSqlite(url) : await seedPostgres(url)
     console.log(`${engine}: seeded in ${((performance.now() - seededAt) / 1000).toFixed(1)} s; the log takes ${space} for ${CHANGES} changes`)
+    console.log(`${engine} ${await storeReads(engine, url)}`)
     const service = await start(`history-${engine}`, SERVER_ENTRY, url)
     try {
       console.log(line(`${engine} GET /book/1/history?limit=50`, await measure(service, firstPage)))
@@ -158,8 +181,10 @@ try {
     }
   }
 
-  console.log(`# POST and PUT: this build (actor recorded) against ${BASELINE_DIST} (same run, A/B alternated twice)`)
-  for (const engine of engines) {
+  // HISTORY_PARTS=first-page: only the part above.
+  const writeEngines = process.env.HISTORY_PARTS === 'first-page' ? [] : engines
+  if (writeEngines.length > 0) console.log(`# POST and PUT: this build (actor recorded) against ${BASELINE_DIST} (same run, A/B alternated twice)`)
+  for (const engine of writeEngines) {
     const results: Record<string, Measurement[]> = {}
     for (const round of [1, 2]) {
       for (const [name, dist] of [['baseline', BASELINE_DIST], ['this build', join(SERVER_ENTRY, '..')]] as const) {
