@@ -21,6 +21,26 @@ export type { Account, Role }
 /** Webhook endpoints and their deliveries as the service shows them (docs/webhooks.md). */
 export type { CreatedWebhook, Delivery, RotatedSecret, Webhook, WebhookInput, WebhookPatch }
 
+/** One entry of a book's history (README "History and restore"), newest first in a {@link HistoryPage}. */
+export interface HistoryEntry {
+  /** The book's version after the change; distinct within the book, growing with time. */
+  version: number
+  operation: 'created' | 'updated' | 'deleted' | 'restored'
+  /** When: RFC 3339 UTC with milliseconds. */
+  at: string
+  /** Who: the token's `sub`, the command (`book-service import`), or null. */
+  actor: string | null
+  /** The book after the change; null for `deleted`. */
+  book: Book | null
+}
+
+/** One page of `history()`: its entries and, while more follow, the cursor of the next page. */
+export interface HistoryPage {
+  entries: HistoryEntry[]
+  /** Pass it as `cursor` for the next page; absent on the last page. */
+  cursor?: string
+}
+
 /** A new account for `createUser`: the password is 12 to 1024 characters. */
 export interface AccountInput {
   username: string
@@ -73,6 +93,19 @@ export interface BookClient {
   updateBook(id: number, patch: BookPatch): Promise<Book>
   /** `DELETE /book/{id}`: removes the book (a 404 `Book not found` error when there is none). */
   deleteBook(id: number): Promise<void>
+  /**
+   * `GET /book/{id}/history`: the book's history, newest first (a deleted book's too). With
+   * `options.limit` (1 to 1000) one page, whose `cursor` gives the next; without it every entry.
+   * A 404 `Book not found` error when the id has no history.
+   */
+  history(id: number, options?: { limit?: number; cursor?: string }): Promise<HistoryPage>
+  /**
+   * `POST /book/{id}/restore` (editor or admin): the book becomes what it was at `version`, as a
+   * new version; a deleted book comes back under its id. With `options.ifMatch` (an `ETag`), only
+   * while the book still has it (412 `Precondition failed` otherwise). Errors: 403, 404 `Book not
+   * found`, 404 `Version not found`, 400.
+   */
+  restore(id: number, version: number, options?: { ifMatch?: string }): Promise<Book>
   /** `GET /users` (admin): every account. */
   listUsers(): Promise<Account[]>
   /** `POST /users` (admin): creates an account (409 `User already exists` when the name is taken, ignoring case). */
@@ -158,6 +191,11 @@ export function createClient(options: ClientOptions): BookClient {
   let token = options.token
 
   async function call<T>(method: string, path: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<T> {
+    return (await callWithHeaders<T>(method, path, body, extraHeaders)).data
+  }
+
+  /** {@link call}, also giving the response's headers. */
+  async function callWithHeaders<T>(method: string, path: string, body?: unknown, extraHeaders: Record<string, string> = {}) {
     const headers: Record<string, string> = { accept: 'application/json', ...extraHeaders }
     if (token !== undefined) headers.authorization = `Bearer ${token}`
     if (body !== undefined) headers['content-type'] = 'application/json'
@@ -167,7 +205,7 @@ export function createClient(options: ClientOptions): BookClient {
       body: body === undefined ? undefined : JSON.stringify(body)
     })
     const { data } = await envelopeOf<T>(response)
-    return data
+    return { data, headers: response.headers }
   }
 
   /** The envelope of `response`; rejects with {@link BookServiceError} for an error or a body that is not one. */
@@ -202,6 +240,19 @@ export function createClient(options: ClientOptions): BookClient {
     deleteBook: async (id) => {
       await call<null>('DELETE', bookPath(id))
     },
+    history: async (id, page = {}) => {
+      const query = new URLSearchParams()
+      if (page.limit !== undefined) query.set('limit', String(page.limit))
+      if (page.cursor !== undefined) query.set('after', page.cursor)
+      const path = `${bookPath(id)}/history${query.size > 0 ? `?${query.toString()}` : ''}`
+      const { data, headers } = await callWithHeaders<HistoryEntry[]>('GET', path)
+      // The next page's cursor is the `after` of the Link header's URL.
+      const next = /<([^>]*)>;\s*rel="next"/.exec(headers.get('link') ?? '')?.[1]
+      const cursor = next === undefined ? undefined : new URL(next, 'http://link.invalid').searchParams.get('after') ?? undefined
+      return cursor === undefined ? { entries: data } : { entries: data, cursor }
+    },
+    restore: (id, version, restoreOptions) =>
+      call<Book>('POST', `${bookPath(id)}/restore`, { version }, restoreOptions?.ifMatch === undefined ? {} : { 'if-match': restoreOptions.ifMatch }),
     listUsers: () => call<Account[]>('GET', '/users'),
     createUser: (input) => call<Account>('POST', '/users', input),
     updateUser: (username, change) => call<Account>('PUT', userPath(username), change),

@@ -79,15 +79,16 @@ export const settings = {
     description: 'PostgreSQL only: how long start-up retries an unreachable database (with backoff) before exiting 1.'
   },
   CHANGE_LOG_MAX_AGE: {
-    schema: Type.Integer({ minimum: 1, maximum: 315_360_000, default: 604_800 }),
+    schema: Type.Integer({ minimum: 1, maximum: 315_360_000, default: 31_622_400 }),
     accepts: 'an integer number of seconds from 1 to 315360000 (10 years)',
     description:
-      'How long the change log keeps a change, in seconds (default 7 days); older rows are removed in the background, 1,000 at a time.'
+      'How long the change log (and so each book\'s history) keeps a change, in seconds (default 366 days); older rows are removed in the background, 1,000 at a time.'
   },
   CHANGE_LOG_MAX_ROWS: {
-    schema: Type.Integer({ minimum: 1, maximum: 1_000_000_000, default: 1_000_000 }),
-    accepts: 'an integer from 1 to 1000000000',
-    description: 'Most changes the change log keeps; the oldest beyond it are removed in the background, 1,000 at a time.'
+    schema: Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0 }),
+    accepts: 'an integer from 0 to 1000000000',
+    description:
+      'Most changes the change log keeps; the oldest beyond it are removed in the background, 1,000 at a time. 0 (the default): no limit by count, so CHANGE_LOG_MAX_AGE alone decides and a history always reaches back that far.'
   },
   AUTH_ENABLED: {
     schema: Type.Boolean({ default: true }),

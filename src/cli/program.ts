@@ -2,6 +2,7 @@ import { Command } from 'commander'
 import { packageVersion } from '../config.js'
 import { backupCommand } from './commands/backup.js'
 import { exportCommand } from './commands/export.js'
+import { historyCommand } from './commands/history.js'
 import { importCommand } from './commands/import.js'
 import { migrateCommand } from './commands/migrate.js'
 import { restoreCommand } from './commands/restore.js'
@@ -18,7 +19,7 @@ import { CONFIGURATION_HELP } from './help.js'
  * (the default), `token [--sub NAME] [--ttl SECONDS]`, `migrate`, `backup FILE`, `restore FILE`,
  * `export [--format F] [--output FILE]`, `import FILE [--format F] [--keep-ids]`,
  * `user add|list|set-role|passwd|remove`, `watch [--url URL] [--token T] [--after N]` and
- * `webhooks list|add|remove|deliveries`, each
+ * `webhooks list|add|remove|deliveries` and `history ID [--json] [--url URL] [--token T]`, each
  * with `--help` and `--version`. Exits 1 with one line on stderr on a bad option or configuration;
  * an unknown command or option, or a missing argument, gets commander's line and one more naming
  * the commands (or where the options are listed).
@@ -38,7 +39,8 @@ export function program(): Command {
     importCommand(),
     userCommand(),
     watchCommand(),
-    webhooksCommand()
+    webhooksCommand(),
+    historyCommand()
   ]
   for (const command of commands) {
     program.addCommand(command.version(packageVersion), { isDefault: command.name() === 'serve' })

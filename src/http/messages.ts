@@ -40,7 +40,10 @@ export const Messages = {
   webhookNotFound: 'Webhook not found',
   deliveriesListed: 'Deliveries retrieved successfully',
   replayScheduled: 'Replay scheduled',
-  webhookSecretRotated: 'Webhook secret rotated'
+  webhookSecretRotated: 'Webhook secret rotated',
+  historyRetrieved: 'History retrieved successfully',
+  restored: 'Book restored successfully',
+  versionNotFound: 'Version not found'
 } as const
 
 /** The message used for a status when nothing more specific applies (framework-made errors). */

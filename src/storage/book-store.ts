@@ -5,6 +5,7 @@ import type { WebhookStore } from './webhook-store.js'
 import type { AccountStore } from './account-store.js'
 import type { ChangeContext, ChangeLog } from './change-log.js'
 import type { IdempotencyClaim, IdempotentCreate } from './idempotency.js'
+import type { HistoryPage, RestoreOutcome } from './book-history.js'
 
 /**
  * Where books live. Implemented by the SQLite store (embedded default) and the PostgreSQL store.
@@ -73,6 +74,25 @@ export interface BookStore {
    * @returns `'deleted'`, `'missing'` (no book has this id) or `'stale'` (its version differs).
    */
   deleteIfVersion(id: number, version: number, context: ChangeContext): Promise<'deleted' | 'missing' | 'stale'>
+  /**
+   * One page of the history of book `id` (README "History and restore"; ./book-history.ts), newest
+   * first: at most `limit` entries, those changed before change-log number `before`
+   * (`HISTORY_START` for the first page). Deleted books keep their history.
+   *
+   * @returns the page, or undefined when the id has no history at all (never existed, or trimmed).
+   */
+  history(id: number, before: number, limit: number): Promise<HistoryPage | undefined>
+  /** Whether book `id` has any history retained (the first check of a restore). */
+  hasHistory(id: number): Promise<boolean>
+  /**
+   * Brings back the title, author and year book `id` had at `version` of its history, as one new
+   * version, in one transaction: the version is read from the log, then, while the book exists, its
+   * version compared with `expectedVersion` (when given: the version `If-Match` named, or -1 for a
+   * tag that names none), then the book written (updated, or stored again under its id when it
+   * was deleted). The change log records the write as `updated` (or `created`) with `context`
+   * and its `restoredFrom` = `version`, which the history shows as `restored`.
+   */
+  restore(id: number, version: number, expectedVersion: number | undefined, context: ChangeContext): Promise<RestoreOutcome>
   /**
    * A mark that differs whenever any book may have changed since it was taken: by a write of
    * this store, or by another connection to the same database (`book-service import`). Taking it

@@ -30,24 +30,25 @@ export function changeLogStatements(engine: Engine) {
 
 /**
  * The column of `book_changes` each field of a {@link ChangeContext} is recorded in (migration
- * 0007; the mechanism: `ChangeContext` in change-log.ts). A field added to `ChangeContext` must
+ * 0007; `restoredFrom`: 0008; the mechanism: `ChangeContext` in change-log.ts). A field added to `ChangeContext` must
  * be added here, which the type enforces.
  */
 export const CHANGE_CONTEXT_COLUMNS = {
   actor: 'actor',
-  requestId: 'request_id'
+  requestId: 'request_id',
+  restoredFrom: 'restored_from'
 } as const satisfies { readonly [Field in keyof ChangeContext]-?: string }
 
 const CONTEXT_FIELDS = Object.keys(CHANGE_CONTEXT_COLUMNS) as (keyof ChangeContext)[]
 const CONTEXT_COLUMN_LIST = CONTEXT_FIELDS.map((field) => CHANGE_CONTEXT_COLUMNS[field]).join(', ')
 
 /** The values of `context` in the order of {@link CHANGE_CONTEXT_COLUMNS}. */
-export function contextValues(context: ChangeContext): (string | null)[] {
+export function contextValues(context: ChangeContext): (string | number | null)[] {
   return CONTEXT_FIELDS.map((field) => context[field] ?? null)
 }
 
 /** `context` as the JSON object PostgreSQL's trigger reads: its columns' names and values. */
-export function contextObject(context: ChangeContext): Record<string, string | null> {
+export function contextObject(context: ChangeContext): Record<string, string | number | null> {
   return Object.fromEntries(CONTEXT_FIELDS.map((field) => [CHANGE_CONTEXT_COLUMNS[field], context[field] ?? null]))
 }
 

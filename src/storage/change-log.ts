@@ -52,6 +52,12 @@ export interface ChangeContext {
   readonly actor: string | null
   /** The request's id (`x-request-id`), or null. */
   readonly requestId: string | null
+  /**
+   * For a restore (`BookStore.restore`, README "History and restore"): the version of the book's
+   * history it brought back; absent or null for every other write. The history shows such a
+   * change as `restored`.
+   */
+  readonly restoredFrom?: number | null
 }
 
 /** The context of a write nothing is known about (tests, tools): every field null. */

@@ -115,6 +115,19 @@ function migrations(engine: Engine, sql: SqlTag): Record<string, MarkedMigration
         })
       }
     },
+    '0008_change_history': {
+      // Older releases may run on it: they never read the new column, and their writes leave it null.
+      olderReleasesMayRun: true,
+      // A book's history (README "History and restore"; src/storage/book-history.ts): the change
+      // context's `restoredFrom` (the version a restore brought back, null for every other change)
+      // and the index that makes a book's history, newest first, a range read of that book's rows
+      // however long the log.
+      async up(db: Kysely<unknown>) {
+        await atomically(db, engine, sql, async () => {
+          for (const statement of changeHistory(engine)) await sql.raw(statement).execute(db)
+        })
+      }
+    },
     '0010_webhooks': {
       // Older releases never touch these tables: they may keep running on the database.
       olderReleasesMayRun: true,
@@ -224,6 +237,35 @@ function changeLogNumbering(engine: Engine): string[] {
   ]
 }
 
+/**
+ * Migration 0008's statements: the column of the change context's `restoredFrom` (`ChangeContext`
+ * in change-log.ts, `CHANGE_CONTEXT_COLUMNS` in change-log-sql.ts) and the index of a book's
+ * history, `(book_id, seq)`.
+ *
+ * On PostgreSQL the column is filled from the writing transaction's `book_service.change_context`
+ * like the other context fields, by a trigger of its own on `book_changes` (before each row is
+ * inserted, whichever trigger of `books` inserts it), so it does not depend on the body of the
+ * function that writes the rows. A restore is never part of a group insert, so a context that is
+ * an array (one object per row) leaves it null. SQLite's writer stamps it with the other fields.
+ */
+function changeHistory(engine: Engine): string[] {
+  const common = ['ALTER TABLE book_changes ADD COLUMN restored_from integer NULL', 'CREATE INDEX book_changes_book_seq ON book_changes (book_id, seq)']
+  if (engine === 'sqlite') return common
+  return [
+    ...common,
+    `CREATE FUNCTION book_changes_restored_from() RETURNS trigger LANGUAGE plpgsql AS $$
+    DECLARE
+      context jsonb := nullif(current_setting('book_service.change_context', true), '')::jsonb;
+    BEGIN
+      IF jsonb_typeof(context) = 'object' THEN
+        NEW.restored_from := (context ->> 'restored_from')::integer;
+      END IF;
+      RETURN NEW;
+    END $$`,
+    `CREATE TRIGGER book_changes_restored_from BEFORE INSERT ON book_changes
+      FOR EACH ROW EXECUTE FUNCTION book_changes_restored_from()`
+  ]
+}
 
 /**
  * Migration 0010's statements. `webhook_endpoints.position` is the last change-log number the
@@ -250,7 +292,6 @@ function webhookSchema(engine: Engine): string[] {
     "INSERT INTO webhook_dispatcher_lease (name, holder, expires_at) VALUES ('dispatcher', '', 0)"
   ]
 }
-
 
 /** The PostgreSQL advisory lock key ("bookchng" in ASCII) of migration 0004's numbering (0007 replaces it). */
 export const CHANGE_LOG_LOCK = 0x626f6f6b63686e67n

@@ -10,8 +10,8 @@ import type { BookStore } from '../../storage/book-store.js'
 /** Largest page `limit` accepts. */
 export const MAX_PAGE_SIZE = 1000
 
-/** The `limit` values: 1 to {@link MAX_PAGE_SIZE} (1000) in decimal, without leading zeros. */
-const LIMIT_PATTERN = '^([1-9][0-9]{0,2}|1000)$'
+/** The `limit` values: 1 to {@link MAX_PAGE_SIZE} (1000) in decimal, without leading zeros (also the history's). */
+export const LIMIT_PATTERN = '^([1-9][0-9]{0,2}|1000)$'
 const YEAR_PATTERN = '^-?[0-9]{1,4}$'
 const yearParameter = (description: string) => Type.Optional(Type.String({ pattern: YEAR_PATTERN, description }))
 const textParameter = (description: string) => Type.Optional(Type.String({ maxLength: 500, description }))

@@ -1,9 +1,13 @@
 import type pg from 'pg'
 import { BOOK_COLUMNS, STORED_COLUMNS, bookStatements, type InsertValues } from '../book-sql.js'
 import { classified } from './errors.js'
+import { historyStatements } from '../book-history.js'
 
 /** The fixed statements on PostgreSQL (placeholders `$n`), from the one description in book-sql.ts. */
 const SQL = bookStatements('postgres')
+
+/** The history's statements on PostgreSQL (../book-history.ts). */
+const HISTORY_SQL = historyStatements('postgres')
 
 /**
  * The change context's CTE (`ChangeContext` in change-log.ts): sets `book_service.change_context`
@@ -42,6 +46,8 @@ export const STATEMENTS = {
   delete: { name: 'book-delete', text: inContext(SQL.delete, 2) },
   deleteIfVersion: { name: 'book-delete-if-version', text: inContext(SQL.deleteIfVersion, 3) },
   ping: { name: 'ping', text: SQL.ping },
+  historyPage: { name: 'book-history-page', text: HISTORY_SQL.page },
+  historyAny: { name: 'book-history-any', text: HISTORY_SQL.any },
   /**
    * Arrays of the stored columns ($1..$5), then the JSON array of each row's change context ($6);
    * returns the books (sort them by id for row order).

@@ -23,6 +23,8 @@ import { idempotentCreates } from './idempotency.js'
 import { probeWrite } from './write-probe.js'
 import type { IdempotencyClaim, IdempotentCreate } from '../idempotency.js'
 import { STATEMENTS, statementRunner } from './statements.js'
+import { readHistoryPage, type HistoryPage, type HistoryRow, type RestoreOutcome } from '../book-history.js'
+import { restoreBook } from './restore.js'
 
 /** The change log's numbering, as the store runs it (change-numbering.ts). */
 interface NumberingOptions {
@@ -148,6 +150,26 @@ export class PostgresBookStore implements BookStore {
 
   async delete(id: number, context: ChangeContext): Promise<boolean> {
     return (await this.numbered(this.query(STATEMENTS.delete, [id, contextText(context)]))).length > 0
+  }
+
+  history(id: number, before: number, limit: number): Promise<HistoryPage | undefined> {
+    return readHistoryPage(
+      id,
+      before,
+      limit,
+      (bookId, beforeSeq, size) => this.query<HistoryRow>(STATEMENTS.historyPage, [bookId, beforeSeq, size]),
+      (bookId) => this.hasHistory(bookId)
+    )
+  }
+
+  async hasHistory(id: number): Promise<boolean> {
+    return (await this.query(STATEMENTS.historyAny, [id])).length > 0
+  }
+
+  /** Its own transaction (restore.ts): the version's lookup, the row lock and check, the write and its mark. */
+  restore(id: number, version: number, expectedVersion: number | undefined, context: ChangeContext): Promise<RestoreOutcome> {
+    const restoring = contextText({ ...context, restoredFrom: version })
+    return restoreBook(this.pool, this.queryTimeoutMs, id, version, expectedVersion, restoring).catch((error: unknown) => this.noted(error))
   }
 
   /** Undefined: other instances write to the same database, so only a query could tell. */

@@ -10,6 +10,7 @@ import { pagesById, pagesOf } from '../list-pages.js'
 import { countStatement, listStatement } from '../list-sql.js'
 import { DEFAULT_RETENTION, TRIM_INTERVAL_MS, type ChangeLogOptions } from '../change-log-retention.js'
 import { changeLogStatements, type HorizonRow } from '../change-log-sql.js'
+import { readHistoryPage, type HistoryPage, type RestoreOutcome } from '../book-history.js'
 import { sqliteAccountStore } from './accounts.js'
 import { SqliteChangeLog } from './change-log.js'
 import type { ChangeContext } from '../change-log.js'
@@ -188,6 +189,26 @@ export class SqliteBookStore implements BookStore {
 
   deleteIfVersion(id: number, version: number, context: ChangeContext): Promise<'deleted' | 'missing' | 'stale'> {
     return this.write<'deleted' | 'missing' | 'stale'>({ op: 'deleteIfVersion', id, version, context }, () => this.cache.delete(id))
+  }
+
+  async history(id: number, before: number, limit: number): Promise<HistoryPage | undefined> {
+    return readHistoryPage(
+      id,
+      before,
+      limit,
+      async (bookId, beforeSeq, size) => this.statements.historyPage.all(bookId, beforeSeq, size),
+      async (bookId) => this.statements.historyAny.get(bookId) !== undefined
+    )
+  }
+
+  async hasHistory(id: number): Promise<boolean> {
+    return this.statements.historyAny.get(id) !== undefined
+  }
+
+  /** One write of the group commit (group-commit.ts `restore`): the version's lookup, the check and the write in its transaction. */
+  restore(id: number, version: number, expectedVersion: number | undefined, context: ChangeContext): Promise<RestoreOutcome> {
+    const restoring = { ...context, restoredFrom: version }
+    return this.writes.write<RestoreOutcome>({ op: 'restore', id, version, expectedVersion, context: restoring }, () => this.cache.delete(id))
   }
 
   /**

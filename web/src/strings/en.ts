@@ -94,6 +94,8 @@ export const en = {
     editBook: (title: string) => `Edit “${title}”`,
     delete: 'Delete',
     deleteBook: (title: string) => `Delete “${title}”`,
+    history: 'History',
+    historyOf: (title: string) => `History of “${title}”`,
     deleteSelected: (count: number) => `Delete selected (${count})`,
     changedElsewhere: 'changed by someone else',
     empty: 'There are no books in the collection yet.',
@@ -141,12 +143,48 @@ export const en = {
     yours: 'Your version',
     theirs: 'Saved version',
     keepMine: 'Keep my version',
-    takeTheirs: 'Take the saved version'
+    takeTheirs: 'Take the saved version',
+    differs: 'differs'
+  },
+
+  history: {
+    title: (id: number) => `History of book ${id}`,
+    caption: 'Changes to this book, newest first',
+    columns: { version: 'Version', change: 'Change', when: 'When', who: 'Who', fields: 'What changed' },
+    operations: { created: 'Created', updated: 'Updated', deleted: 'Deleted', restored: 'Restored' } as Record<string, string>,
+    restoredFrom: (version: number) => `from version ${version}`,
+    unknownActor: 'unknown',
+    changed: 'changed',
+    deletedBook: 'The book was deleted.',
+    older: 'Show older changes',
+    empty: 'No changes are kept for this book.',
+    loadFailed: 'The history could not be loaded.',
+    restore: 'Restore',
+    restoreVersion: (version: number) => `Restore version ${version}`,
+    confirmTitle: (version: number) => `Restore version ${version}?`,
+    confirmIntro: 'The book will become what it was at this version, as a new version. Its history keeps every change.',
+    confirmBack: 'The deleted book will come back under its id.',
+    field: 'Field',
+    now: 'Now',
+    then: 'After restoring',
+    confirm: 'Restore this version',
+    restoring: 'Restoring…',
+    restored: (title: string, version: number) => `Restored “${title}” to version ${version}.`,
+    stale: 'Someone changed the book meanwhile; the history is shown again. Check it and restore again if you still want to.',
+    close: 'Close'
+  },
+
+  undo: {
+    deleted: (count: number) => (count === 1 ? 'Book deleted.' : `${count} books deleted.`),
+    undo: 'Undo',
+    undoing: 'Undoing…',
+    done: (count: number) => (count === 1 ? 'The book is back.' : `${count} books are back.`),
+    failed: 'The delete could not be undone; the books can still be restored from their history.'
   },
 
   confirmDelete: {
     title: (count: number) => (count === 1 ? 'Delete this book?' : `Delete ${count} books?`),
-    intro: 'This cannot be undone.',
+    intro: 'You can undo it for a minute afterwards, or restore the book later from its history.',
     confirm: 'Delete',
     deleting: 'Deleting…',
     book: (title: string, author: string, year: number) => `“${title}” by ${author} (${year})`

@@ -24,6 +24,8 @@ export interface BooksTableProps {
   changedElsewhere?: number
   onEdit?: (book: Book) => void
   onDelete?: (book: Book) => void
+  /** Opens the book's History view (every role). */
+  onHistory?: (book: Book) => void
 }
 
 /**
@@ -37,7 +39,7 @@ export function BooksTable(props: BooksTableProps) {
   const descending = sort.startsWith('-')
   const sortedBy = sort.replace(/^-/, '') as Column
   const allSelected = books.length > 0 && books.every((book) => selected.has(book.id))
-  const actions = props.onEdit !== undefined || props.onDelete !== undefined
+  const actions = props.onEdit !== undefined || props.onDelete !== undefined || props.onHistory !== undefined
 
   function toggle(id: number, on: boolean) {
     const next = new Set(selected)
@@ -130,6 +132,11 @@ export function BooksTable(props: BooksTableProps) {
                 </td>
                 {actions && (
                   <td class="actions">
+                    {props.onHistory && (
+                      <button type="button" aria-label={strings.books.historyOf(book.title)} onClick={() => props.onHistory!(book)}>
+                        {strings.books.history}
+                      </button>
+                    )}
                     {props.onEdit && (
                       <button type="button" aria-label={strings.books.editBook(title)} onClick={() => props.onEdit!(book)}>
                         {strings.books.edit}
