@@ -43,7 +43,12 @@ export type RestoreOutcome =
 
 /** A row of the history statements (ids and numbers as JavaScript numbers once read). */
 export interface HistoryRow {
-  seq: number
+  /**
+   * The row's place in its book's history: `seq` on SQLite; `change_id` on PostgreSQL, which is
+   * drawn when the row is written, so a change is in its book's history as soon as it commits,
+   * before the sequencer numbers it (README "Change log"). Either grows with each change of a book.
+   */
+  position: number
   operation: 'created' | 'updated' | 'deleted'
   version: number
   title: string | null
@@ -90,9 +95,9 @@ export function revivedVersion(last: { operation: string; version: number }): nu
 
 /**
  * The one description of the history's statements, for both engines (the log's table of
- * migration 0004; the index `book_changes_book_seq` of migration 0008 makes each a range read of
+ * migration 0004; the indexes of migration 0008 make each a range read of
  * one book). Parameters, in order:
- * - `page`: book id, before seq, limit: the book's rows numbered below it, newest first ({@link HistoryRow});
+ * - `page`: book id, before position, limit: the book's rows below that position, newest first ({@link HistoryRow});
  * - `any`: book id: a row when the book has any history;
  * - `version`: book id, version: the title, author and year of the newest non-`deleted` row with that version;
  * - `last`: book id: the operation and version of the book's newest row;
@@ -101,13 +106,16 @@ export function revivedVersion(last: { operation: string; version: number }): nu
  */
 export function historyStatements(engine: Engine) {
   const [first, second, third] = placeholders(engine, 3)
+  // A book's rows in change order ({@link HistoryRow} `position`): PostgreSQL numbers `seq` after
+  // commit, so a change just acknowledged may have none yet; its `change_id` is there at once.
+  const position = engine === 'postgres' ? 'change_id' : 'seq'
   return {
-    page: `SELECT seq, operation, version, title, author, year, changed_at, actor, restored_from FROM book_changes
-      WHERE book_id = ${first} AND seq < ${second} ORDER BY seq DESC LIMIT ${third}`,
+    page: `SELECT ${position} AS position, operation, version, title, author, year, changed_at, actor, restored_from FROM book_changes
+      WHERE book_id = ${first} AND ${position} < ${second} ORDER BY ${position} DESC LIMIT ${third}`,
     any: `SELECT 1 FROM book_changes WHERE book_id = ${first} LIMIT 1`,
     version: `SELECT title, author, year FROM book_changes
-      WHERE book_id = ${first} AND version = ${second} AND operation <> 'deleted' ORDER BY seq DESC LIMIT 1`,
-    last: `SELECT operation, version FROM book_changes WHERE book_id = ${first} ORDER BY seq DESC LIMIT 1`,
+      WHERE book_id = ${first} AND version = ${second} AND operation <> 'deleted' ORDER BY ${position} DESC LIMIT 1`,
+    last: `SELECT operation, version FROM book_changes WHERE book_id = ${first} ORDER BY ${position} DESC LIMIT 1`,
     revive: `INSERT INTO books (id, ${STORED_COLUMNS}, version)${engine === 'postgres' ? ' OVERRIDING SYSTEM VALUE' : ''}
       VALUES (${placeholders(engine, 7).join(', ')}) RETURNING ${VERSIONED_COLUMNS}`
   }
@@ -116,7 +124,7 @@ export function historyStatements(engine: Engine) {
 /** Highest version a stored row can hold (the `version` columns are 32-bit integers). */
 export const MAX_VERSION = 2_147_483_647
 
-/** The before-seq of a history's first page: above every number the log can hold. */
+/** The before-position of a history's first page: above every position the log can hold. */
 export const HISTORY_START = Number.MAX_SAFE_INTEGER
 
 /**
@@ -138,6 +146,6 @@ export async function readHistoryPage(
   const more = rows.length > limit
   if (more) rows.length = limit
   const page: HistoryPage = { entries: rows.map((row) => historyEntryOf(bookId, row)) }
-  if (more) page.next = Number(rows[rows.length - 1]!.seq)
+  if (more) page.next = Number(rows[rows.length - 1]!.position)
   return page
 }

@@ -240,7 +240,7 @@ function changeLogNumbering(engine: Engine): string[] {
 /**
  * Migration 0008's statements: the column of the change context's `restoredFrom` (`ChangeContext`
  * in change-log.ts, `CHANGE_CONTEXT_COLUMNS` in change-log-sql.ts) and the index of a book's
- * history, `(book_id, seq)`.
+ * history: `(book_id, seq)` on SQLite, `(book_id, change_id)` on PostgreSQL.
  *
  * On PostgreSQL the column is filled from the writing transaction's `book_service.change_context`
  * like the other context fields, by a trigger of its own on `book_changes` (before each row is
@@ -249,10 +249,13 @@ function changeLogNumbering(engine: Engine): string[] {
  * an array (one object per row) leaves it null. SQLite's writer stamps it with the other fields.
  */
 function changeHistory(engine: Engine): string[] {
-  const common = ['ALTER TABLE book_changes ADD COLUMN restored_from integer NULL', 'CREATE INDEX book_changes_book_seq ON book_changes (book_id, seq)']
-  if (engine === 'sqlite') return common
+  const column = 'ALTER TABLE book_changes ADD COLUMN restored_from integer NULL'
+  // A book's history in change order: `seq` on SQLite; on PostgreSQL `change_id` (migration 0007),
+  // there as soon as the change commits, before the sequencer numbers it (book-history.ts).
+  if (engine === 'sqlite') return [column, 'CREATE INDEX book_changes_book_seq ON book_changes (book_id, seq)']
   return [
-    ...common,
+    column,
+    'CREATE INDEX book_changes_book_change ON book_changes (book_id, change_id)',
     `CREATE FUNCTION book_changes_restored_from() RETURNS trigger LANGUAGE plpgsql AS $$
     DECLARE
       context jsonb := nullif(current_setting('book_service.change_context', true), '')::jsonb;

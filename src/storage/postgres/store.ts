@@ -157,7 +157,7 @@ export class PostgresBookStore implements BookStore {
       id,
       before,
       limit,
-      (bookId, beforeSeq, size) => this.query<HistoryRow>(STATEMENTS.historyPage, [bookId, beforeSeq, size]),
+      (bookId, before, size) => this.query<HistoryRow>(STATEMENTS.historyPage, [bookId, before, size]),
       (bookId) => this.hasHistory(bookId)
     )
   }

@@ -196,7 +196,7 @@ export class SqliteBookStore implements BookStore {
       id,
       before,
       limit,
-      async (bookId, beforeSeq, size) => this.statements.historyPage.all(bookId, beforeSeq, size),
+      async (bookId, before, size) => this.statements.historyPage.all(bookId, before, size),
       async (bookId) => this.statements.historyAny.get(bookId) !== undefined
     )
   }
