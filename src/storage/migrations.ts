@@ -1,5 +1,6 @@
 import type { Kysely, Migration, MigrationProvider, sql as Sql } from 'kysely'
 import { foldText } from '../book/fold.js'
+import { BASE_LETTERS, DIACRITIC_LETTERS } from '../book/search.js'
 import type { Engine } from './engine.js'
 import { assertOlderReleaseMayRun, executedMigrations, recordCompatibility } from './schema-compatibility.js'
 
@@ -100,8 +101,65 @@ function migrations(engine: Engine, sql: SqlTag): Record<string, MarkedMigration
           .addColumn('attempts', 'integer', (column) => column.notNull())
           .execute()
       }
+    },
+    '0009_search_index': {
+      // Older releases may run on it: on SQLite their writes fire the same triggers, on
+      // PostgreSQL the indexes are on expressions of the columns they already write.
+      olderReleasesMayRun: true,
+      // The search index of `GET /books?q=…` (README "Search"; storage/search-sql.ts).
+      async up(db: Kysely<unknown>) {
+        await atomically(db, engine, sql, async () => {
+          for (const statement of searchIndexSchema(engine)) await sql.raw(statement).execute(db)
+        })
+      }
     }
   }
+}
+
+/**
+ * Migration 0009's statements.
+ *
+ * SQLite: `book_search`, an FTS5 table with the trigram tokenizer (case and the diacritics of
+ * `DIACRITIC_LETTERS` ignored), external content `books` (it stores the index only), indexing
+ * `title_folded` and `author_folded`; triggers keep it in step with every insert, update of the
+ * folded columns and delete, in the writing transaction; `rebuild` indexes the books already there.
+ *
+ * PostgreSQL: `book_search_key(text)`, the search form of a folded text (`withoutDiacritics`,
+ * src/book/search.ts: `translate` with the same letters), and, when pg_trgm is installed (0002
+ * installs it when it can), GIN trigram indexes on it for both folded columns. Without pg_trgm a
+ * search scans (same answers).
+ */
+function searchIndexSchema(engine: Engine): string[] {
+  if (engine === 'sqlite') {
+    return [
+      `CREATE VIRTUAL TABLE book_search USING fts5(title_folded, author_folded, content='books', content_rowid='id',
+         tokenize='trigram remove_diacritics 1')`,
+      `CREATE TRIGGER book_search_insert AFTER INSERT ON books BEGIN
+         INSERT INTO book_search(rowid, title_folded, author_folded) VALUES (new.id, new.title_folded, new.author_folded);
+       END`,
+      `CREATE TRIGGER book_search_delete AFTER DELETE ON books BEGIN
+         INSERT INTO book_search(book_search, rowid, title_folded, author_folded) VALUES ('delete', old.id, old.title_folded, old.author_folded);
+       END`,
+      `CREATE TRIGGER book_search_update AFTER UPDATE OF title_folded, author_folded ON books BEGIN
+         INSERT INTO book_search(book_search, rowid, title_folded, author_folded) VALUES ('delete', old.id, old.title_folded, old.author_folded);
+         INSERT INTO book_search(rowid, title_folded, author_folded) VALUES (new.id, new.title_folded, new.author_folded);
+       END`,
+      `INSERT INTO book_search(book_search) VALUES ('rebuild')`
+    ]
+  }
+  const literal = (text: string) => `'${text.replaceAll("'", "''")}'`
+  return [
+    `CREATE FUNCTION book_search_key(folded text) RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+       AS $$ SELECT translate(folded, ${literal(DIACRITIC_LETTERS)}, ${literal(BASE_LETTERS)}) $$`,
+    `DO $$ BEGIN
+       IF EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm') THEN
+         CREATE INDEX books_title_search_trgm ON books USING gin (book_search_key(title_folded) gin_trgm_ops);
+         CREATE INDEX books_author_search_trgm ON books USING gin (book_search_key(author_folded) gin_trgm_ops);
+       ELSE
+         RAISE WARNING 'pg_trgm not installed: GET /books?q= will scan (README "Search")';
+       END IF;
+     END $$`
+  ]
 }
 
 /** The PostgreSQL advisory lock key ("bookchng" in ASCII) that numbers change-log rows in commit order. */
