@@ -140,7 +140,8 @@ function searchIndexSchema(engine: Engine): string[] {
       `CREATE TRIGGER book_search_delete AFTER DELETE ON books BEGIN
          INSERT INTO book_search(book_search, rowid, title_folded, author_folded) VALUES ('delete', old.id, old.title_folded, old.author_folded);
        END`,
-      `CREATE TRIGGER book_search_update AFTER UPDATE OF title_folded, author_folded ON books BEGIN
+      `CREATE TRIGGER book_search_update AFTER UPDATE OF title_folded, author_folded ON books
+         WHEN old.title_folded IS NOT new.title_folded OR old.author_folded IS NOT new.author_folded BEGIN
          INSERT INTO book_search(book_search, rowid, title_folded, author_folded) VALUES ('delete', old.id, old.title_folded, old.author_folded);
          INSERT INTO book_search(rowid, title_folded, author_folded) VALUES (new.id, new.title_folded, new.author_folded);
        END`,

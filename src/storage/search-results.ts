@@ -89,7 +89,7 @@ export async function searchList(query: BookQuery, search: Search, read: ReadCan
 /** How many books match `query`'s search and other filters (`X-Total-Count`). */
 export async function searchCount(query: BookQuery, search: Search, read: ReadCandidates): Promise<number> {
   let total = 0
-  for await (const _ of matchesOf(query, search, read)) total++
+  for await (const match of matchesOf(query, search, read)) if (match) total++
   return total
 }
 
