@@ -1,5 +1,6 @@
 import type { Book } from '../../api/books.js'
 import { strings } from '../../strings/index.js'
+import { Highlighted } from './highlight.js'
 
 /** The sortable columns, as the API's `sort` names them. */
 const COLUMNS = ['id', 'title', 'author', 'year'] as const
@@ -23,6 +24,8 @@ export interface BooksTableProps {
   changedElsewhere?: number
   onEdit?: (book: Book) => void
   onDelete?: (book: Book) => void
+  /** The search the page shows (`q`): its matches are marked in each title and author. */
+  q?: string
 }
 
 /**
@@ -114,11 +117,11 @@ export function BooksTable(props: BooksTableProps) {
                   {book.id}
                 </td>
                 <td class="column-title" data-label={strings.books.columns.title}>
-                  {book.title}
+                  <Highlighted text={book.title} q={props.q} />
                   {changed && <span class="badge"> {strings.books.changedElsewhere}</span>}
                 </td>
                 <td class="column-author" data-label={strings.books.columns.author}>
-                  {book.author}
+                  <Highlighted text={book.author} q={props.q} />
                 </td>
                 <td class="column-year" data-label={strings.books.columns.year}>
                   {book.year}
