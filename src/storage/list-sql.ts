@@ -151,9 +151,9 @@ export async function countStatement(engine: Engine, filter: BookFilter): Promis
  * every group must have one of its pieces in the title or the author, in search form), by id. The
  * candidates are a superset of the matches; the caller checks each (`rankOf`, src/book/search.ts).
  *
- * SQLite asks the FTS5 trigram table `book_search` (migration 0009); PostgreSQL matches
- * `book_search_key(title_folded)` and `book_search_key(author_folded)` with LIKE, which their
- * pg_trgm indexes answer. Without groups (every term too short for trigrams) the statement reads
+ * SQLite asks the FTS5 trigram table `book_search` (migration 0009); PostgreSQL matches the
+ * search-form columns `title_search` and `author_search` with LIKE, which their pg_trgm indexes
+ * answer. Without groups (every term too short for trigrams) the statement reads
  * the books by id in pages: `afterId` and `size` set the page.
  */
 export async function searchStatement(engine: Engine, query: BookQuery, pieces: readonly (readonly string[])[], afterId?: number, size?: number): Promise<BuiltQuery> {
@@ -169,7 +169,7 @@ export async function searchStatement(engine: Engine, query: BookQuery, pieces: 
       select = select.where(sql<boolean>`id IN (SELECT rowid FROM book_search WHERE book_search MATCH ${match})`)
     } else {
       const containing = (piece: string) =>
-        sql<boolean>`(book_search_key(title_folded) LIKE ${likeContaining(piece)} ESCAPE '!' OR book_search_key(author_folded) LIKE ${likeContaining(piece)} ESCAPE '!')`
+        sql<boolean>`(title_search LIKE ${likeContaining(piece)} ESCAPE '!' OR author_search LIKE ${likeContaining(piece)} ESCAPE '!')`
       for (const group of pieces) select = select.where((eb) => eb.or(group.map(containing)))
     }
   }
