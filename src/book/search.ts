@@ -29,10 +29,12 @@ const BASE_OF = new Map([...DIACRITIC_LETTERS].map((letter, index) => [letter, B
  * for one (PostgreSQL's `translate` with the same pair gives the same text).
  */
 export function withoutDiacritics(folded: string): string {
-  let result = ''
-  for (const character of folded) result += BASE_OF.get(character) ?? character
-  return result
+  // Most titles are ASCII: nothing to replace (a search checks every candidate's title and author).
+  return ASCII.test(folded) ? folded : folded.replace(DIACRITIC_LETTER, (letter) => BASE_OF.get(letter)!)
 }
+
+const ASCII = /^[\x00-\x7f]*$/
+const DIACRITIC_LETTER = new RegExp(`[${DIACRITIC_LETTERS}]`, 'gu')
 
 /** The search form of a title, an author or a query: folded, then {@link withoutDiacritics}. */
 export function searchForm(text: string): string {
