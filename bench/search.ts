@@ -10,7 +10,7 @@
  *   dropped; PostgreSQL: its two indexes dropped), in the same run;
  * - the index's size, and the query plan of each search's candidate statement.
  * Prints a Markdown report. Environment: SEARCH_BOOKS (default 1000000), SEARCH_REQUESTS per
- * latency scenario (default 200), SEARCH_SECONDS per write scenario (default 5), SEARCH_ENGINES
+ * latency scenario (default 200, within SEARCH_SCENARIO_SECONDS, default 20), SEARCH_SECONDS per write scenario (default 5), SEARCH_ENGINES
  * (default `sqlite,postgres`).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -49,11 +49,15 @@ const scenarios = [
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
 
+/** Longest a latency scenario runs (a slow one then has fewer than `REQUESTS` requests; at least 10). */
+const SCENARIO_BUDGET_MS = Number(process.env.SEARCH_SCENARIO_SECONDS ?? 20) * 1000
+
 /** `REQUESTS` sequential GETs of `path`: p50 and p95 in ms, and the number of books of the last answer. */
-async function latency(url: string, path: string): Promise<{ p50: number; p95: number; books: number }> {
+async function latency(url: string, path: string): Promise<{ p50: number; p95: number; books: number; requests: number }> {
   const times: number[] = []
   let books = 0
-  for (let i = 0; i < REQUESTS + 5; i++) {
+  const deadline = performance.now() + SCENARIO_BUDGET_MS
+  for (let i = 0; i < REQUESTS + 5 && (times.length < 10 || performance.now() < deadline); i++) {
     const start = performance.now()
     const response = await fetch(`${url}${path}`, { headers })
     const body = (await response.json()) as { data: unknown[] }
@@ -62,7 +66,7 @@ async function latency(url: string, path: string): Promise<{ p50: number; p95: n
     books = body.data.length
   }
   times.sort((a, b) => a - b)
-  return { p50: percentile(times, 50), p95: percentile(times, 95), books }
+  return { p50: percentile(times, 50), p95: percentile(times, 95), books, requests: times.length }
 }
 
 /** Write throughput (req/s) of POST /book, then of PUT /book/{random id}, `SECONDS` each. */
@@ -94,7 +98,7 @@ async function writes(url: string): Promise<{ post: number; put: number }> {
 interface EngineReport {
   engine: Engine
   seedSeconds: number
-  latencies: { name: string; target?: number; p50: number; p95: number; books: number }[]
+  latencies: { name: string; target?: number; p50: number; p95: number; books: number; requests: number }[]
   withIndex: { post: number; put: number }
   withoutIndex: { post: number; put: number }
   indexBytes: number
@@ -217,10 +221,10 @@ const lines = [
 ]
 for (const report of reports) {
   lines.push(`### ${report.engine}`, '', `Seeded in ${report.seedSeconds.toFixed(0)} s; index size ${(report.indexBytes / 1024 / 1024).toFixed(1)} MB.`, '')
-  lines.push('| Scenario | books | p50 ms | p95 ms | target |', '|---|---:|---:|---:|---|')
+  lines.push('| Scenario | books | requests | p50 ms | p95 ms | target |', '|---|---:|---:|---:|---:|---|')
   for (const row of report.latencies) {
     const target = row.target === undefined ? '' : `p95 < ${row.target} ms: ${row.p95 < row.target ? 'met' : 'unmet'}`
-    lines.push(`| ${row.name} | ${row.books} | ${ms(row.p50)} | ${ms(row.p95)} | ${target} |`)
+    lines.push(`| ${row.name} | ${row.books} | ${row.requests} | ${ms(row.p50)} | ${ms(row.p95)} | ${target} |`)
   }
   const ratio = (key: 'post' | 'put') => report.withIndex[key] / report.withoutIndex[key]
   lines.push(
