@@ -33,7 +33,7 @@ export function withoutDiacritics(folded: string): string {
   return ASCII.test(folded) ? folded : folded.replace(DIACRITIC_LETTER, (letter) => BASE_OF.get(letter)!)
 }
 
-const ASCII = /^[\x00-\x7f]*$/
+const ASCII = /^\p{ASCII}*$/u
 const DIACRITIC_LETTER = new RegExp(`[${DIACRITIC_LETTERS}]`, 'gu')
 
 /** The search form of a title, an author or a query: folded, then {@link withoutDiacritics}. */

@@ -9,7 +9,7 @@ import { indexPieces } from './search-pieces.js'
  * Reads search candidates: with index pieces, every candidate at once (one statement, its rows
  * taken whole); without, the books by id, `size` after `afterId`.
  */
-export type ReadCandidates = (pieces: string[][], afterId?: number, size?: number) => Promise<Book[]>
+export type ReadCandidates = (pieces: string[][][], afterId?: number, size?: number) => Promise<Book[]>
 
 /** A book that matches a search, with its relevance rank. */
 interface Match {
