@@ -87,6 +87,13 @@ export interface BookClient {
   createBook(input: BookInput, options?: { idempotencyKey?: string }): Promise<Book>
   /** `GET /books`: every book, by id ascending. */
   listBooks(): Promise<Book[]>
+  /**
+   * `GET /books?q=…` (README "Search"): every book whose title or author holds each term of `q`
+   * (ignoring case and diacritics; a double-quoted part is one term; one typo tolerated in terms
+   * of 5 or more characters), in relevance order; with `options.sort` (e.g. `-year`) in that order.
+   * A `q` longer than 200 characters: a 400 `Invalid input` error.
+   */
+  searchBooks(q: string, options?: { sort?: 'id' | '-id' | 'title' | '-title' | 'author' | '-author' | 'year' | '-year' }): Promise<Book[]>
   /** `GET /book/{id}`: the book, or a 404 `Book not found` error. */
   getBook(id: number): Promise<Book>
   /** `PUT /book/{id}`: applies the fields present in `patch`; resolves with the stored result. */
@@ -235,6 +242,11 @@ export function createClient(options: ClientOptions): BookClient {
     createBook: (input, createOptions) =>
       call<Book>('POST', '/book', input, createOptions?.idempotencyKey === undefined ? {} : { 'idempotency-key': createOptions.idempotencyKey }),
     listBooks: () => call<Book[]>('GET', '/books'),
+    searchBooks: (q, searchOptions) => {
+      const query = new URLSearchParams({ q })
+      if (searchOptions?.sort !== undefined) query.set('sort', searchOptions.sort)
+      return call<Book[]>('GET', `/books?${query.toString()}`)
+    },
     getBook: (id) => call<Book>('GET', bookPath(id)),
     updateBook: (id, patch) => call<Book>('PUT', bookPath(id), patch),
     deleteBook: async (id) => {

@@ -70,3 +70,29 @@ function decodedJson(text: string): unknown {
     return undefined
   }
 }
+
+/**
+ * The opaque cursor of the position just past a book in a search's relevance order (README
+ * "Search"): base64url of the JSON `["q", rank, id]`.
+ */
+export function encodeRelevanceCursor(rank: number, id: number): string {
+  return Buffer.from(JSON.stringify(['q', rank, id])).toString('base64url')
+}
+
+/**
+ * Decodes a cursor made by {@link encodeRelevanceCursor}.
+ *
+ * @returns the position (the rank as its key), or undefined when `text` is not such a cursor.
+ */
+export function decodeRelevanceCursor(text: string): Cursor | undefined {
+  let value: unknown
+  try {
+    value = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'))
+  } catch {
+    return undefined
+  }
+  if (!Array.isArray(value) || value.length !== 3 || value[0] !== 'q') return undefined
+  const [, rank, id] = value as [string, unknown, unknown]
+  if (!Number.isSafeInteger(rank) || !Number.isSafeInteger(id) || (id as number) < 0) return undefined
+  return { key: rank as number, id: id as number }
+}

@@ -1,6 +1,8 @@
 import type { ValidRow } from '../book/validation.js'
+import { LIST_PAGE_SIZE } from './book-store.js'
 import type { Book } from '../book/schema.js'
 import type { ChangeContext } from './change-log.js'
+import type { Search } from '../book/search.js'
 
 /** A validated row of an imported file, with the line it starts on (for the error report). */
 export interface ImportRow {
@@ -37,6 +39,11 @@ export interface BookTransfer {
    * transaction), so an export is consistent while the service writes; memory stays flat.
    */
   pages(): AsyncIterable<Book[]>
+  /**
+   * The books `search` finds (README "Search"), in relevance order, in pages of up to 1,000, from
+   * one snapshot like {@link pages}; the whole answer is gathered before the first page.
+   */
+  searchPages(search: Search): AsyncIterable<Book[]>
   /**
    * Stores every row of `batches` in one transaction: new ids in file order, or with `keepIds`
    * the rows' own ids (the id sequence then moves past the largest, so later creates never
@@ -92,4 +99,9 @@ export async function storeInOneTransaction(transaction: ImportTransaction, batc
   }
   await transaction.commit()
   return outcome
+}
+
+/** `books` cut into pages of {@link LIST_PAGE_SIZE} (none when empty). */
+export function* inPages(books: Book[]): Generator<Book[]> {
+  for (let start = 0; start < books.length; start += LIST_PAGE_SIZE) yield books.slice(start, start + LIST_PAGE_SIZE)
 }

@@ -2,6 +2,7 @@ import { once } from 'node:events'
 import { createWriteStream } from 'node:fs'
 import type { Writable } from 'node:stream'
 import { Command } from 'commander'
+import { MAX_SEARCH_LENGTH, parseSearch, type Search } from '../../book/search.js'
 import { replaceAtomically } from '../../storage/atomic-file.js'
 import type { BookTransfer } from '../../storage/book-transfer.js'
 import { openTransfer } from '../../storage/open.js'
@@ -14,6 +15,8 @@ import { bookCount, progressLine } from '../progress.js'
 export interface ExportOptions {
   format?: BookFileFormat
   output?: string
+  /** Only the books this search finds (README "Search"), in relevance order. */
+  q?: string
 }
 
 /** Writes `text` to `out`, waiting while its buffer is full (so memory stays flat). */
@@ -22,16 +25,16 @@ async function write(out: Writable, text: string): Promise<void> {
 }
 
 /**
- * Writes every book of `transfer`, page by page, to `out` in `format` (with no books, a CSV still
+ * Writes every book of `transfer` (with `search`, those it finds, in relevance order), page by page, to `out` in `format` (with no books, a CSV still
  * gets its header).
  *
  * @returns how many books it wrote.
  */
-async function writeBooks(transfer: BookTransfer, out: Writable, format: BookFileFormat): Promise<number> {
+async function writeBooks(transfer: BookTransfer, out: Writable, format: BookFileFormat, search: Search | undefined): Promise<number> {
   const progress = progressLine('export')
   let first = true
   let count = 0
-  for await (const page of transfer.pages()) {
+  for await (const page of search ? transfer.searchPages(search) : transfer.pages()) {
     await write(out, formatBooks(page, format, first))
     first = false
     count += page.length
@@ -43,8 +46,8 @@ async function writeBooks(transfer: BookTransfer, out: Writable, format: BookFil
 }
 
 /**
- * `book-service export [--format ndjson|csv] [--output FILE]` (README "Backups and moving
- * data"): every book, id
+ * `book-service export [--format ndjson|csv] [--output FILE] [--q TEXT]` (README "Backups and moving
+ * data"): every book (with `--q`, those the search finds, in relevance order: README "Search"), id
  * ascending, from one snapshot, streamed page by page to stdout (default) or FILE. The format is
  * `--format`, else the one FILE's extension implies, else NDJSON. A FILE is written under a
  * temporary name (mode 0600) and renamed into place once complete, so it is never half-written;
@@ -54,15 +57,21 @@ async function writeBooks(transfer: BookTransfer, out: Writable, format: BookFil
 async function exportBooks(options: ExportOptions): Promise<void> {
   const config = configOrExit()
   const format = options.format ?? (options.output ? formatOfName(options.output) : undefined) ?? 'ndjson'
+  let search: Search | undefined
+  try {
+    search = options.q === undefined ? undefined : parseSearch(options.q)
+  } catch {
+    fail(`--q: at most ${MAX_SEARCH_LENGTH} characters`)
+  }
   const transfer = await openOrExit('cannot open the database at DATABASE_URL', () => openTransfer(config, { migrate: false }))
   try {
     if (!options.output) {
-      await writeBooks(transfer, process.stdout, format)
+      await writeBooks(transfer, process.stdout, format, search)
       return
     }
     const count = await replaceAtomically(options.output, async (temporary) => {
       const out = createWriteStream(temporary, { flags: 'wx', mode: 0o600 })
-      const written = await writeBooks(transfer, out, format)
+      const written = await writeBooks(transfer, out, format, search)
       out.end()
       await once(out, 'close')
       return written
@@ -81,6 +90,7 @@ export function exportCommand(): Command {
     .description('write every book, by id, as NDJSON (default) or CSV (RFC 4180, header id,title,author,year) to stdout or FILE')
     .addOption(formatOption('output'))
     .option('--output <file>', 'write to FILE (complete, or not at all) instead of stdout')
+    .option('--q <text>', 'only the books this search finds, in relevance order (as GET /books?q=; empty: every book)')
     .addHelpText('after', CONFIGURATION_HELP)
     .action(exportBooks)
 }

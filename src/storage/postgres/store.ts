@@ -7,7 +7,8 @@ import type { ChangeContext } from '../change-log.js'
 import { contextObject } from '../change-log-sql.js'
 import { patchValues } from '../book-sql.js'
 import { pagesById, pagesOf } from '../list-pages.js'
-import { countStatement, listStatement } from '../list-sql.js'
+import { countStatement, listStatement, searchStatement } from '../list-sql.js'
+import { searchCount, searchList, type ReadCandidates } from '../search-results.js'
 import { DEFAULT_RETENTION, TRIM_INTERVAL_MS, type ChangeLogOptions, type ChangeLogRetention } from '../change-log-retention.js'
 import { postgresAccountStore } from './accounts.js'
 import { PostgresChangeLog } from './change-log.js'
@@ -108,6 +109,10 @@ export class PostgresBookStore implements BookStore {
   }
 
   async *list(query?: BookQuery): AsyncIterable<Book> {
+    if (query?.search) {
+      yield* await searchList(query, query.search, this.searchCandidates(query))
+      return
+    }
     if (query) {
       const readPage = async (page: BookQuery) => {
         const { sql, parameters } = await listStatement('postgres', page)
@@ -119,7 +124,16 @@ export class PostgresBookStore implements BookStore {
     for await (const page of pagesById((after, size) => this.query<Book>(STATEMENTS.page, [after, size]))) yield* page
   }
 
+  /** Reads the candidates of a search (README "Search"). */
+  private searchCandidates(query: BookQuery): ReadCandidates {
+    return async (pieces, afterId, size) => {
+      const { sql, parameters } = await searchStatement('postgres', query, pieces, afterId, size)
+      return this.query<Book>({ text: sql }, [...parameters])
+    }
+  }
+
   async count(filter: BookFilter): Promise<number> {
+    if (filter.search) return searchCount(filter, filter.search, this.searchCandidates(filter))
     const { sql, parameters } = await countStatement('postgres', filter)
     const rows = await this.query<{ total: number }>({ text: sql }, [...parameters])
     return rows[0]!.total

@@ -1,7 +1,10 @@
 import pg from 'pg'
 import type { Book } from '../../book/schema.js'
 import { insertValues } from '../book-sql.js'
-import { noteConflict, storeInOneTransaction, type BookTransfer, type ImportRow, type StoreOutcome } from '../book-transfer.js'
+import type { Search } from '../../book/search.js'
+import { searchStatement } from '../list-sql.js'
+import { searchList, type ReadCandidates } from '../search-results.js'
+import { inPages, noteConflict, storeInOneTransaction, type BookTransfer, type ImportRow, type StoreOutcome } from '../book-transfer.js'
 import { pagesById } from '../list-pages.js'
 import type { ChangeContext } from '../change-log.js'
 import { contextObject } from '../change-log-sql.js'
@@ -60,6 +63,19 @@ export class PostgresBookTransfer implements BookTransfer {
       const readPage = async (after: number, size: number) =>
         (await this.client.query<Book>({ ...STATEMENTS.page, values: [after, size] })).rows
       for await (const page of pagesById(readPage)) if (page.length > 0) yield page
+    } finally {
+      await this.client.query('COMMIT')
+    }
+  }
+
+  async *searchPages(search: Search): AsyncIterable<Book[]> {
+    await this.client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')
+    try {
+      const read: ReadCandidates = async (pieces, afterId, size) => {
+        const { sql, parameters } = await searchStatement('postgres', { search }, pieces, afterId, size)
+        return (await this.client.query<Book>({ text: sql, values: [...parameters] })).rows
+      }
+      yield* inPages(await searchList({ search }, search, read))
     } finally {
       await this.client.query('COMMIT')
     }

@@ -7,7 +7,8 @@ import type { LoginAttempts } from '../login-attempts.js'
 import { insertValues, patchValues } from '../book-sql.js'
 import type { IdempotencyClaim, IdempotentCreate } from '../idempotency.js'
 import { pagesById, pagesOf } from '../list-pages.js'
-import { countStatement, listStatement } from '../list-sql.js'
+import { countStatement, listStatement, searchStatement } from '../list-sql.js'
+import { searchCount, searchList, type ReadCandidates } from '../search-results.js'
 import { DEFAULT_RETENTION, TRIM_INTERVAL_MS, type ChangeLogOptions } from '../change-log-retention.js'
 import { changeLogStatements, type HorizonRow } from '../change-log-sql.js'
 import { readHistoryPage, type HistoryPage, type RestoreOutcome } from '../book-history.js'
@@ -140,6 +141,10 @@ export class SqliteBookStore implements BookStore {
   }
 
   async *list(query?: BookQuery): AsyncIterable<Book> {
+    if (query?.search) {
+      yield* await searchList(query, query.search, this.searchCandidates(query))
+      return
+    }
     if (query) {
       // Each page read whole (`all()`): a statement iterated across event-loop turns would be
       // busy for the next request of the same shape (one prepared statement per shape).
@@ -153,7 +158,16 @@ export class SqliteBookStore implements BookStore {
     for await (const page of pagesById(this.statements.page)) yield* page
   }
 
+  /** Reads the candidates of a search (README "Search"), each read one statement taken whole. */
+  private searchCandidates(query: BookQuery): ReadCandidates {
+    return async (pieces, afterId, size) => {
+      const { sql, parameters } = await searchStatement('sqlite', query, pieces, afterId, size)
+      return this.query(sql).all(...parameters) as Book[]
+    }
+  }
+
   async count(filter: BookFilter): Promise<number> {
+    if (filter.search) return searchCount(filter, filter.search, this.searchCandidates(filter))
     const { sql, parameters } = await countStatement('sqlite', filter)
     return (this.query(sql).get(...parameters) as { total: number }).total
   }

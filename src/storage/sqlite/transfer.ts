@@ -1,7 +1,10 @@
 import type Database from 'better-sqlite3'
 import type { Book } from '../../book/schema.js'
 import { insertValues } from '../book-sql.js'
-import { noteConflict, storeInOneTransaction, type BookTransfer, type ImportRow, type StoreOutcome } from '../book-transfer.js'
+import type { Search } from '../../book/search.js'
+import { searchStatement } from '../list-sql.js'
+import { searchList, type ReadCandidates } from '../search-results.js'
+import { inPages, noteConflict, storeInOneTransaction, type BookTransfer, type ImportRow, type StoreOutcome } from '../book-transfer.js'
 import { pagesById } from '../list-pages.js'
 import type { ChangeContext } from '../change-log.js'
 import { SQLITE_CONTEXT_STATEMENTS, contextValues } from '../change-log-sql.js'
@@ -48,6 +51,19 @@ export class SqliteBookTransfer implements BookTransfer {
     this.db.exec('BEGIN')
     try {
       for await (const page of pagesById(this.statements.page)) if (page.length > 0) yield page
+    } finally {
+      this.db.exec('COMMIT')
+    }
+  }
+
+  async *searchPages(search: Search): AsyncIterable<Book[]> {
+    this.db.exec('BEGIN')
+    try {
+      const read: ReadCandidates = async (pieces, afterId, size) => {
+        const { sql, parameters } = await searchStatement('sqlite', { search }, pieces, afterId, size)
+        return this.db.prepare(sql).all(...parameters) as Book[]
+      }
+      yield* inPages(await searchList({ search }, search, read))
     } finally {
       this.db.exec('COMMIT')
     }

@@ -104,6 +104,21 @@ for (const { engine, skip } of engines) {
       })
     }
 
+    test('export --q: what GET /books?q= finds, in relevance order; a q too long: exit 1', async () => {
+      for (const q of ['zoe unicode', 'line', '"herbert"', 'herbret', 'nothing here']) {
+        const { status, body } = await call(`${server.url}/books?q=${encodeURIComponent(q)}`)
+        assert.equal(status, 200)
+        const exported = await cli(['export', '--q', q], source)
+        assert.equal(exported.code, 0, exported.stderr)
+        const lines = exported.stdout.trimEnd().split('\n').filter((line) => line !== '')
+        assert.deepEqual(lines.map((line) => JSON.parse(line)), body.data, q)
+      }
+      assert.equal((await cli(['export', '--q', 'herbert'], source)).stdout.trimEnd().split('\n').length, 1)
+      const tooLong = await cli(['export', '--q', 'x'.repeat(201)], source)
+      assert.equal(tooLong.code, 1)
+      assert.match(tooLong.stderr, /--q: at most 200 characters/)
+    })
+
     test('a bad file changes nothing and names each bad line (the first 20, then a count)', async () => {
       const rows = ['id,title,author,year', '1,"a title\nover two lines",Someone,1999', '2,Fine,Author,"1965"']
       rows.push('3,No year,Author,', '4,"",Author,2000', '5,Too,many,fields,here', `6,${'x'.repeat(501)},A,1`, '7,Year,A,10000')

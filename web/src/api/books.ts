@@ -8,6 +8,8 @@ export type { Book, BookInput, BookPatch }
  * edits"), as text, exactly as they go in the query string.
  */
 export interface ListQuery {
+  /** The search (README "Search"): title and author, ignoring case and diacritics. */
+  q?: string
   title?: string
   author?: string
   year_min?: string

@@ -76,7 +76,7 @@ export const en = {
   books: {
     title: 'Books',
     caption: 'Books in the collection',
-    search: 'Search titles',
+    search: 'Search titles and authors',
     filters: 'Filters',
     author: 'Author',
     yearFrom: 'Year from',

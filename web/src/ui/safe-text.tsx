@@ -1,3 +1,5 @@
+import type { ComponentChild } from 'preact'
+
 /**
  * The Unicode bidirectional formatting characters (UAX #9: the embeddings, overrides and isolates
  * U+202A–U+202E and U+2066–U+2069, and the marks U+200E, U+200F, U+061C). In a title they can make
@@ -22,9 +24,10 @@ export function visibleControls(text: string): string {
  * isolated from the text around it (`<bdi>`, whose direction comes from its own first strong
  * character, so a Hebrew or Arabic title still reads right to left and cannot reorder the row),
  * with each bidirectional formatting character shown as its code point (marked, so it is clear it
- * is not part of the text as typed) instead of acting on the characters after it.
+ * is not part of the text as typed) instead of acting on the characters after it. `render`, when
+ * given, shows each run of text between those characters (the list marks a search's matches in it).
  */
-export function SafeText({ text }: { text: string }) {
+export function SafeText({ text, render }: { text: string; render?: (text: string) => ComponentChild }) {
   const parts: (string | { control: string })[] = []
   let last = 0
   for (const match of text.matchAll(BIDI_CONTROL)) {
@@ -36,7 +39,7 @@ export function SafeText({ text }: { text: string }) {
   return (
     <bdi>
       {parts.map((part) =>
-        typeof part === 'string' ? part : (
+        typeof part === 'string' ? (render ? render(part) : part) : (
           <span class="bidi-control" title={codePoint(part.control)}>
             {codePoint(part.control)}
           </span>

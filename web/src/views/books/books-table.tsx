@@ -1,6 +1,7 @@
 import type { Book } from '../../api/books.js'
 import { strings } from '../../strings/index.js'
 import { SafeText, visibleControls } from '../../ui/safe-text.js'
+import { Highlighted } from './highlight.js'
 
 /** The sortable columns, as the API's `sort` names them. */
 const COLUMNS = ['id', 'title', 'author', 'year'] as const
@@ -26,6 +27,8 @@ export interface BooksTableProps {
   onDelete?: (book: Book) => void
   /** Opens the book's History view (every role). */
   onHistory?: (book: Book) => void
+  /** The search the page shows (`q`): its matches are marked in each title and author. */
+  q?: string
 }
 
 /**
@@ -121,11 +124,11 @@ export function BooksTable(props: BooksTableProps) {
                   {book.id}
                 </td>
                 <td class="column-title" data-label={strings.books.columns.title}>
-                  <SafeText text={book.title} />
+                  <SafeText text={book.title} render={(part) => <Highlighted text={part} q={props.q} />} />
                   {changed && <span class="badge"> {strings.books.changedElsewhere}</span>}
                 </td>
                 <td class="column-author" data-label={strings.books.columns.author}>
-                  <SafeText text={book.author} />
+                  <SafeText text={book.author} render={(part) => <Highlighted text={part} q={props.q} />} />
                 </td>
                 <td class="column-year" data-label={strings.books.columns.year}>
                   {book.year}

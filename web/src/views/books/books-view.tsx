@@ -208,8 +208,9 @@ export function BooksView({ query, navigate }: BooksViewProps) {
         <BooksTable
           books={books}
           busy={result.loading}
-          sort={query.sort ?? 'id'}
-          onSort={(sort) => navigate({ ...query, sort: sort === 'id' ? undefined : sort, after: undefined })}
+          sort={query.sort ?? (query.q ? '' : 'id')}
+          onSort={(sort) => navigate({ ...query, sort: sort === 'id' && !query.q ? undefined : sort, after: undefined })}
+          q={query.q}
           selectable={write}
           selected={selected}
           onSelect={setSelected}
