@@ -12,7 +12,14 @@
  * never read), `idle-sockets` (12,000 idle sockets re-opened as the server closes them),
  * `deep-nesting` (40 connections posting ~1 MiB bodies of 500,000 nested arrays), `big-tokens`
  * (10,000 distinct 15 KB tokens), `filtered-list` (10 at once `GET /books?author=author` over
- * 300,000 books, which all match).
+ * 300,000 books, which all match), `postgres-outage` (the service on PostgreSQL through a proxy
+ * that goes silent for 30 s while 4 writers send `POST /book` with `Idempotency-Key`),
+ * `primary-kill` (`WORKERS=2`, 16 writers, the primary SIGKILLed half-way; then the file is read:
+ * stored but unanswered, acknowledged but lost), `catch-up` (100 subscribers reading 300,000 changes from
+ * `after=0` as fast as they can), `feed-streams` (5,000 subscribers from 20 addresses with one
+ * reader's token, re-subscribing 1 s after each refusal or end; `feed-streams-subjects`: a token
+ * of its own each), `idle-sockets-20` (12,000 idle sockets from 20 addresses), `wide-bodies` (40
+ * connections posting ~1 MiB bodies of 340,000 empty arrays).
  *
  * `--entry FILE` runs another build (e.g. the previous release's `dist/start.js`) for a before
  * and after; `--heap MB` caps the service's V8 heap (`--max-old-space-size`), so what an attack
@@ -29,6 +36,9 @@ import { parseArgs } from 'node:util'
 import { createSigner } from 'fast-jwt'
 import { SERVER_ENTRY, freePort, residentBytes, startProcess, type Target } from './processes.js'
 import { seedSqlite } from './seed.js'
+import { POSTGRES_ADMIN_URL } from '../test/support/engines.js'
+import { postgresTarget, startProxy, through, type TcpProxy } from '../test/support/proxy.js'
+import { createScratchDatabase } from '../test/support/scratch-database.js'
 
 const SECRET = 'attack-benchmark-secret-0123456789abcdefghijklmnop'
 const NORMAL_CLIENT = new URL('./normal-client.ts', import.meta.url).pathname
@@ -49,6 +59,8 @@ interface Figures {
   normalOk: number
   normalTotal: number
   normalSlowestMs: number
+  /** The normal client's 99th percentile answer time, failures included. */
+  normalP99Ms: number
   /** Whether the service was still running at the end. */
   alive: boolean
 }
@@ -96,8 +108,8 @@ function normalClient(port: number) {
     stop: async () => {
       child.stdin.end()
       await exited
-      const { ok, total, slowestMs } = JSON.parse(output) as { ok: number; total: number; slowestMs: number }
-      return { normalOk: ok, normalTotal: total, normalSlowestMs: slowestMs }
+      const { ok, total, slowestMs, p99Ms } = JSON.parse(output) as { ok: number; total: number; slowestMs: number; p99Ms: number }
+      return { normalOk: ok, normalTotal: total, normalSlowestMs: slowestMs, normalP99Ms: p99Ms }
     }
   }
 }
@@ -318,14 +330,292 @@ async function filteredList(target: Target): Promise<string> {
   return `${statuses.length} lists of ${mib.toFixed(1)} MiB: ${tally(statuses)}`
 }
 
-/** Each attack: `run` returns what it got. */
-const attacks: Record<string, { run: (target: Target) => Promise<string>; seed?: number }> = {
+/**
+ * The 20 attacking source addresses of the many-address attacks: 127.0.0.10 to 127.0.0.29
+ * (Linux routes all of 127/8 to loopback; the normal client is 127.0.0.2).
+ */
+const MANY_ADDRESSES = Array.from({ length: 20 }, (_, n) => `127.0.0.${10 + n}`)
+
+/**
+ * One `GET /books/changes{query}` from `localAddress` with `token`, read as fast as it comes
+ * (bytes counted, nothing parsed), until the service ends it or `stop` resolves; its status (or
+ * error code) and the bytes of its body. `streams` counts the streams open (status 200) and their peak.
+ */
+function followFeed(
+  port: number,
+  localAddress: string,
+  token: string,
+  query: string,
+  stop: Promise<void>,
+  streams = { open: 0, peak: 0 }
+): Promise<{ status: number | string; bytes: number }> {
+  return new Promise((resolve) => {
+    let bytes = 0
+    let status: number | string = 'error'
+    const sent = request({ host: '127.0.0.1', port, path: `/books/changes${query}`, localAddress, agent: false, headers: { authorization: `Bearer ${token}` } }, (response) => {
+      status = response.statusCode ?? 0
+      if (status === 200) streams.peak = Math.max(streams.peak, ++streams.open)
+      response.on('data', (chunk: Buffer) => (bytes += chunk.length))
+      response.on('close', () => {
+        if (status === 200) streams.open--
+        resolve({ status, bytes })
+      })
+    })
+    sent.on('error', (error: NodeJS.ErrnoException) => resolve({ status: bytes > 0 ? status : (error.code ?? 'error'), bytes }))
+    sent.end()
+    void stop.then(() => sent.destroy())
+  })
+}
+
+/**
+ * The catch-up attack: 100 subscribers of `GET /books/changes?after=0` over the 300,000 changes
+ * of the seeded books, each with a reader token of its own subject (so no per-subject bound
+ * applies), reading as fast as they can, for `SECONDS`.
+ */
+async function catchUp(target: Target): Promise<string> {
+  let release = () => {}
+  const stop = new Promise<void>((resolve) => (release = resolve))
+  const streams = Array.from({ length: 100 }, (_, n) => followFeed(target.port, '127.0.0.1', sign({ sub: `reader-${n}`, role: 'reader' }), '?after=0', stop))
+  await sleep(SECONDS * 1000)
+  release()
+  const results = await Promise.all(streams)
+  const mib = results.reduce((sum, result) => sum + result.bytes, 0) / 1024 / 1024
+  return `100 subscribers from after=0 over 300,000 changes: ${tally(results.map((result) => result.status))}; ${mib.toFixed(0)} MiB read in ${SECONDS} s`
+}
+
+/**
+ * 5,000 subscribers over 20 source addresses (250 each), each re-subscribing 1 s (the stream's
+ * `retry:`) after it is refused or its stream ends, for `SECONDS`; `subjects` reader tokens shared
+ * among them (1: one account's token, as the issue's attacker; 5,000: a token each).
+ */
+async function feedStreams(target: Target, subjects: number): Promise<string> {
+  const tokens = Array.from({ length: subjects }, (_, n) => sign({ sub: `reader-${n}`, role: 'reader' }))
+  let running = true
+  let release = () => {}
+  const stop = new Promise<void>((resolve) => (release = resolve))
+  const statuses: Array<number | string> = []
+  const streams = { open: 0, peak: 0 }
+  const loop = async (n: number) => {
+    while (running) {
+      const result = await followFeed(target.port, MANY_ADDRESSES[n % MANY_ADDRESSES.length]!, tokens[n % tokens.length]!, '', stop, streams)
+      statuses.push(result.status)
+      if (running) await sleep(1000)
+    }
+  }
+  const loops = Array.from({ length: 5000 }, (_, n) => loop(n))
+  await sleep(SECONDS * 1000)
+  running = false
+  release()
+  await Promise.all(loops)
+  return `5,000 subscribers from 20 addresses, ${subjects.toLocaleString('en')} subject(s): streams held at most ${streams.peak.toLocaleString('en')}; answers ${tally(statuses)}`
+}
+
+/**
+ * 12,000 idle sockets from 20 source addresses (600 each), each re-opened as soon as the service
+ * closes it, for `SECONDS`; then the attacker lets go of all of them itself.
+ */
+async function idleSocketsManyAddresses(target: Target): Promise<string> {
+  let running = true
+  let closedByService = 0
+  const open = new Set<Socket>()
+  const keep = async (n: number) => {
+    while (running) {
+      const socket = connect({ host: '127.0.0.1', port: target.port, localAddress: MANY_ADDRESSES[n % MANY_ADDRESSES.length] })
+      open.add(socket)
+      socket.on('error', () => {})
+      await new Promise((resolve) => socket.once('close', resolve))
+      open.delete(socket)
+      if (running) closedByService++
+      else break
+      await sleep(10)
+    }
+  }
+  const loops = Array.from({ length: 12_000 }, (_, n) => keep(n))
+  await sleep(SECONDS * 1000)
+  running = false
+  for (const socket of open) socket.destroy()
+  await Promise.all(loops)
+  return `12,000 re-opening loops from 20 addresses for ${SECONDS} s: ${closedByService.toLocaleString('en')} connections closed by the service`
+}
+
+/** 40 connections posting ~1 MiB bodies of 340,000 empty arrays under an unknown key, for `SECONDS`. */
+async function wideBodies(target: Target): Promise<string> {
+  const body = JSON.stringify({ title: 't', author: 'a', year: 1 }).slice(0, -1) + `,"x":[${'[],'.repeat(340_000)}[]]}`
+  const agent = new Agent({ keepAlive: true, maxSockets: 40, localAddress: '127.0.0.1' })
+  const statuses: Array<number | string> = []
+  const end = Date.now() + SECONDS * 1000
+  await Promise.all(Array.from({ length: 40 }, async () => {
+    while (Date.now() < end) statuses.push(await postBook(target.port, body, agent))
+  }))
+  agent.destroy()
+  return `${statuses.length.toLocaleString('en')} bodies of ${(body.length / 1024).toFixed(0)} KiB: ${tally(statuses)}`
+}
+
+/** One write from the attacker's address, its answer and how long it took. */
+interface TimedWrite {
+  status: number | string
+  ms: number
+  id?: number
+}
+
+/** One `POST /book` from 127.0.0.1 with `headers` added, on a connection of its own, with a 60 s timeout. */
+function timedPost(port: number, headers: Record<string, string> = {}): Promise<TimedWrite> {
+  const started = performance.now()
+  return new Promise((resolve) => {
+    const sent = request(
+      {
+        host: '127.0.0.1', port, path: '/book', method: 'POST', localAddress: '127.0.0.1', agent: false,
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', ...headers }
+      },
+      (response) => {
+        let text = ''
+        response.setEncoding('utf8')
+        response.on('data', (chunk: string) => (text += chunk))
+        response.on('end', () => {
+          const status = response.statusCode ?? 0
+          const id = status === 201 ? (JSON.parse(text) as { data: { id: number } }).data.id : undefined
+          resolve({ status, ms: performance.now() - started, id })
+        })
+        response.on('error', () => resolve({ status: 'reset', ms: performance.now() - started }))
+      }
+    )
+    sent.setTimeout(60_000, () => sent.destroy(Object.assign(new Error('timeout'), { code: 'timeout' })))
+    sent.on('error', (error: NodeJS.ErrnoException) => resolve({ status: error.code ?? 'error', ms: performance.now() - started }))
+    sent.end(JSON.stringify({ title: 'Attack', author: 'Writer', year: 2000 }))
+  })
+}
+
+/** The proxy between the service and PostgreSQL in the `postgres-outage` attack (set by its `start`). */
+let outageProxy: TcpProxy | undefined
+
+/**
+ * The service on a scratch PostgreSQL database reached through a TCP proxy that the attack can
+ * silence (test/support/proxy.ts); stopping it also closes the proxy and drops the database.
+ */
+async function startOnProxiedPostgres(entry: string, directory: string, env: Record<string, string>): Promise<Target> {
+  const database = await createScratchDatabase(POSTGRES_ADMIN_URL, 'attack')
+  const proxy = await startProxy(postgresTarget())
+  outageProxy = proxy
+  const target = await startTarget(entry, directory, { ...env, DATABASE_URL: through(database.url, proxy.port) })
+  return {
+    ...target,
+    stop: async () => {
+      await proxy.restore()
+      const code = await target.stop()
+      await proxy.close()
+      await database.drop()
+      return code
+    }
+  }
+}
+
+/** How long PostgreSQL stays silent in the `postgres-outage` attack, in seconds (the outage the issue measured was 45 s). */
+const OUTAGE_SECONDS = 30
+
+/**
+ * PostgreSQL silent (every connection open, nothing answered) for {@link OUTAGE_SECONDS}, after 3 s
+ * of normal writes: 4 writers send `POST /book` with an `Idempotency-Key` each all along, until
+ * each got a 201 after the database answered again (at most 30 s more). What matters is how long
+ * a keyed POST in flight during the silence waits (README: at most 5 s for a connection, then
+ * 10 s per statement, `ROLLBACK` included), and that the service writes again once it answers.
+ */
+async function postgresOutage(target: Target): Promise<string> {
+  const proxy = outageProxy!
+  const frozenFrom = Date.now() + 3000
+  const frozenUntil = frozenFrom + OUTAGE_SECONDS * 1000
+  const during: TimedWrite[] = []
+  const firstAfter: number[] = []
+  let key = 0
+  const switching = (async () => {
+    await sleep(frozenFrom - Date.now())
+    proxy.freeze()
+    await sleep(frozenUntil - Date.now())
+    await proxy.restore()
+  })()
+  await Promise.all(Array.from({ length: 4 }, async () => {
+    while (Date.now() < frozenUntil + 30_000) {
+      const sentAt = Date.now()
+      const write = await timedPost(target.port, { 'idempotency-key': `outage-${key++}` })
+      if (sentAt < frozenUntil && Date.now() > frozenFrom) during.push(write)
+      if (sentAt >= frozenUntil && write.status === 201) {
+        firstAfter.push(Date.now() - frozenUntil)
+        return
+      }
+      if (write.status !== 201) await sleep(100)
+    }
+  }))
+  await switching
+  const slowest = Math.max(0, ...during.map((write) => write.ms)) / 1000
+  const recovered = firstAfter.length === 0 ? 'never' : `${(Math.max(...firstAfter) / 1000).toFixed(1)} s`
+  return `silent ${OUTAGE_SECONDS} s; keyed POSTs in flight meanwhile: ${tally(during.map((write) => write.status))}, ` +
+    `slowest ${slowest.toFixed(1)} s; every writer's next 201 within ${recovered} after it answered again (${firstAfter.length} of 4)`
+}
+
+/** The data folder of the `primary-kill` attack's service (set by its `start`). */
+let primaryKillDirectory: string | undefined
+
+/** The service with `WORKERS=2` (a cluster primary and two workers) on a SQLite file in `directory`. */
+async function startTwoWorkers(entry: string, directory: string, env: Record<string, string>): Promise<Target> {
+  primaryKillDirectory = directory
+  return startTarget(entry, directory, { ...env, WORKERS: '2' })
+}
+
+/**
+ * `WORKERS=2`, 16 writers posting on connections of their own; the primary is SIGKILLed at half of
+ * `SECONDS` and the writers go on until connections are refused. Then the SQLite file is read:
+ * every book stored must have been answered 201 (a worker that dropped the answers of committed
+ * writes leaves books nobody was told of), and every 201 must be stored.
+ */
+async function primaryKill(target: Target): Promise<string> {
+  const writes: TimedWrite[] = []
+  let killedAt: number | undefined
+  const killing = sleep((SECONDS * 1000) / 2).then(() => {
+    killedAt = Date.now()
+    target.child.kill('SIGKILL')
+  })
+  await Promise.all(Array.from({ length: 16 }, async () => {
+    for (;;) {
+      const write = await timedPost(target.port)
+      writes.push(write)
+      if (write.status === 'ECONNREFUSED' || (killedAt !== undefined && write.status !== 201)) return
+    }
+  }))
+  await killing
+  await sleep(2000) // the workers finish what they answer and exit
+  const { default: Database } = await import('better-sqlite3')
+  const db = new Database(join(primaryKillDirectory!, 'books.db'), { readonly: true })
+  const stored = new Set((db.prepare('SELECT id FROM books').pluck().all() as number[]))
+  db.close()
+  const acknowledged = new Set(writes.flatMap((write) => (write.id === undefined ? [] : [write.id])))
+  acknowledged.add(1) // the normal client's book, created before the attack
+  const unanswered = [...stored].filter((id) => !acknowledged.has(id)).length
+  const lost = [...acknowledged].filter((id) => !stored.has(id)).length
+  return `${writes.length.toLocaleString('en')} writes: ${tally(writes.map((write) => write.status))}; ` +
+    `stored but unanswered: ${unanswered}, acknowledged but lost: ${lost}`
+}
+
+/**
+ * Each attack: `run` returns what it got; `start` (default: the service on a SQLite file) starts
+ * the service it runs against, and its `stop` cleans up whatever else it started.
+ */
+const attacks: Record<string, {
+  run: (target: Target) => Promise<string>
+  seed?: number
+  start?: (entry: string, directory: string, env: Record<string, string>) => Promise<Target>
+}> = {
   pipelined: { run: pipelined },
   'slow-read': { run: slowRead },
   'idle-sockets': { run: idleSockets },
   'deep-nesting': { run: deepNesting },
   'big-tokens': { run: bigTokens },
-  'filtered-list': { run: filteredList, seed: 300_000 }
+  'filtered-list': { run: filteredList, seed: 300_000 },
+  'postgres-outage': { run: postgresOutage, start: startOnProxiedPostgres },
+  'primary-kill': { run: primaryKill, start: startTwoWorkers },
+  'catch-up': { run: catchUp, seed: 300_000 },
+  'feed-streams': { run: (target) => feedStreams(target, 1) },
+  'feed-streams-subjects': { run: (target) => feedStreams(target, 5000) },
+  'idle-sockets-20': { run: idleSocketsManyAddresses },
+  'wide-bodies': { run: wideBodies }
 }
 
 async function measure(name: string, entry: string, env: Record<string, string>): Promise<Figures> {
@@ -333,7 +623,7 @@ async function measure(name: string, entry: string, env: Record<string, string>)
   try {
     const attack = attacks[name]!
     if (attack.seed !== undefined) await seedSqlite(join(directory, 'books.db'), attack.seed)
-    const target = await startTarget(entry, directory, env)
+    const target = await (attack.start ?? startTarget)(entry, directory, env)
     await postBook(target.port, JSON.stringify({ title: 'Normal', author: 'Client', year: 1 }))
     const samples = sampler(target.child.pid!)
     const normal = normalClient(target.port)
@@ -359,6 +649,6 @@ for (const name of names) {
   const figures = await measure(name, entry, env)
   console.log(
     `| ${figures.attack} | ${figures.outcome} | ${figures.peakRssMiB} MiB | ${figures.peakOpenFiles.toLocaleString('en')}, ${figures.endOpenFiles.toLocaleString('en')} | ` +
-      `${figures.normalOk} of ${figures.normalTotal} | ${figures.normalSlowestMs.toLocaleString('en')} ms | ${figures.alive ? 'running' : 'dead'} |`
+      `${figures.normalOk} of ${figures.normalTotal} (p99 ${figures.normalP99Ms.toLocaleString('en')} ms) | ${figures.normalSlowestMs.toLocaleString('en')} ms | ${figures.alive ? 'running' : 'dead'} |`
   )
 }

@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { SqliteBookStore } from '../src/storage/sqlite/store.js'
+import { UNKNOWN_CHANGE_CONTEXT } from '../src/storage/change-log.js'
 
 const CALLS = Number(process.env.CACHED_READ_CALLS ?? 2_000_000)
 const BOOKS = 1000
@@ -34,7 +35,7 @@ try {
   const path = join(directory, 'books.db')
   const store = await SqliteBookStore.open(path)
   const ids: number[] = []
-  for (let n = 0; n < BOOKS; n++) ids.push((await store.create({ title: `Book ${n}`, author: 'Author', year: 2000 })).id)
+  for (let n = 0; n < BOOKS; n++) ids.push((await store.create({ title: `Book ${n}`, author: 'Author', year: 2000 }, UNKNOWN_CHANGE_CONTEXT)).id)
   for (const id of ids) await store.get(id) // every book cached
   const other = new Database(path, { readonly: true })
   const dataVersion = other.prepare('PRAGMA data_version').pluck()

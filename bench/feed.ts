@@ -50,9 +50,11 @@ async function startFeedService(directory: string): Promise<Target> {
       SECRET_TOKEN: SECRET,
       AUTH_PASSWORD: 'bench-password',
       LOG_LEVEL: 'warn',
-      MAX_CONNECTIONS: String(SUBSCRIBERS + 1000),
-      MAX_CONNECTIONS_PER_ADDRESS: String(SUBSCRIBERS + 1000),
-      FEED_MAX_SUBSCRIBERS: String(SUBSCRIBERS + 10)
+      // The feed may take at most half of MAX_CONNECTIONS; every subscriber here shares one token.
+      MAX_CONNECTIONS: String(2 * (SUBSCRIBERS + 10) + 1000),
+      MAX_CONNECTIONS_PER_ADDRESS: String(2 * (SUBSCRIBERS + 10) + 1000),
+      FEED_MAX_SUBSCRIBERS: String(SUBSCRIBERS + 10),
+      FEED_MAX_STREAMS_PER_SUBJECT: String(SUBSCRIBERS + 10)
     },
     port,
     logFile: join(directory, 'service.log'),

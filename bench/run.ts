@@ -15,6 +15,7 @@ import { createSigner } from 'fast-jwt'
 import { buildGoPeer, startGoPeer } from './go-peer.js'
 import { measure, type Load, type Measurement } from './load.js'
 import { startBaseline, startService, type Target } from './processes.js'
+import { postgresWrites, writeRatios } from './postgres-writes.js'
 import { writeReport, type Row } from './report.js'
 import { createPostgresDatabase, seedPostgres, seedSqlite, seededBook } from './seed.js'
 
@@ -255,6 +256,20 @@ async function main(): Promise<void> {
       }
     } finally {
       await database.drop()
+    }
+  }
+
+  // PostgreSQL writes with wrk, against the plain pooled server in the same run (bench/postgres-writes.ts).
+  if (wanted('postgres writes')) {
+    const writes = await postgresWrites({ directory, secret: SECRET, token, seconds: quick ? 3 : 10 })
+    if (typeof writes === 'string') {
+      console.log(`PostgreSQL write scenarios skipped: ${writes}`)
+      notes.push(`PostgreSQL write scenarios skipped: ${writes}`)
+    } else {
+      for (const line of writeRatios(writes)) {
+        console.log(line)
+        notes.push(line)
+      }
     }
   }
 

@@ -9,10 +9,10 @@ import { createTokenSigner, createTokenVerifier } from './auth/tokens.js'
 import { BODY_VALIDATION_OPTIONS } from './book/validation.js'
 import { ChangeFeed } from './feed/change-feed.js'
 import { tokenLeases } from './feed/token-lease.js'
-import { trustProxyOption, type Config } from './config.js'
+import { retryDelaysMs, trustProxyOption, type Config } from './config.js'
 import { apiDocument } from './http/api-document/openapi.js'
 import { clientErrorHandler, trackAnswers } from './http/errors/client-error.js'
-import { badUrlHandler, errorHandler, notFoundHandler } from './http/errors/error-handler.js'
+import { badUrlHandler, errorHandlerWith, notFoundHandler } from './http/errors/error-handler.js'
 import { methodNotAllowed } from './http/errors/method-not-allowed.js'
 import { connectionOptions, limitConnections, limitConnectionsPerAddress } from './http/pipeline/connection-limits.js'
 import { corsOrigins, registerCors } from './http/pipeline/cors.js'
@@ -29,7 +29,10 @@ import { booksRoutes } from './routes/books/index.js'
 import { healthRoutes } from './routes/health.js'
 import { loginRoute } from './routes/login.js'
 import { usersRoutes } from './routes/users.js'
+import { ownPasswordRoute } from './routes/own-password.js'
 import { webPageRoutes } from './routes/web-page.js'
+import { webhooksRoutes } from './routes/webhooks.js'
+import { WebhookDispatcher } from './webhooks/dispatcher.js'
 import type { BookStore } from './storage/book-store.js'
 
 /** Largest request body accepted, in bytes (1 MiB); larger ones get 413. */
@@ -87,10 +90,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   readBodiesAsJson(app)
 
-  limitConnections(app.server, config)
   limitConnectionsPerAddress(app.server, config)
+  limitConnections(app.server, config)
   enforceSendDeadline(app, config.SEND_TIMEOUT)
-  app.setErrorHandler(errorHandler)
+  app.setErrorHandler(errorHandlerWith(store))
   app.setNotFoundHandler(notFoundHandler)
   // First: the request id, the single-Host check, then the security headers (one hook).
   registerRequestStart(app)
@@ -116,13 +119,27 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   if (origins) await registerCors(app, origins)
   await apiDocument(app)
   // One reader of the change log per process, shared by every stream of GET /books/changes.
-  const feed = new ChangeFeed(store.changes, { maxSubscribers: config.FEED_MAX_SUBSCRIBERS, heartbeatSeconds: config.FEED_HEARTBEAT }, app.log)
+  const feed = new ChangeFeed(store.changes, {
+      maxSubscribers: config.FEED_MAX_SUBSCRIBERS,
+      heartbeatSeconds: config.FEED_HEARTBEAT,
+      maxPerSubject: config.FEED_MAX_STREAMS_PER_SUBJECT,
+      maxAgeSeconds: config.FEED_MAX_STREAM_AGE
+    }, app.log)
   // Before the server stops waiting for answers in progress: the streams would hold it open.
   app.addHook('preClose', (done) => {
     feed.close()
     done()
   })
-  if (config.METRICS_ENABLED) await registerMetrics(app, feed)
+  // One webhook dispatcher per process; the one holding the lease in the database sends (docs/webhooks.md).
+  const dispatcher = new WebhookDispatcher(store.webhooks, store.changes, {
+    retryDelaysMs: retryDelaysMs(config.WEBHOOK_RETRY_SCHEDULE),
+    timeoutMs: config.WEBHOOK_TIMEOUT * 1000,
+    allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
+    log: app.log
+  })
+  // Before the store closes (onClose): attempts in flight are cut, what succeeded is recorded.
+  app.addHook('preClose', async () => dispatcher.close())
+  if (config.METRICS_ENABLED) await registerMetrics(app, feed, store.changes, dispatcher)
 
   const verify = createTokenVerifier(config.SECRET_TOKEN)
   const generations = new TokenGenerations(store.accounts)
@@ -137,20 +154,31 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   })
   // Account management always needs an admin token, even with AUTH_ENABLED=false.
   await app.register(usersRoutes, { accounts: store.accounts, authenticate: createAuthHook(verify, 'admin', generations), generations })
+  const loginLimits = new LoginLimits(store.loginAttempts, {
+    attemptsPerAddress: config.LOGIN_RATE_LIMIT,
+    failuresPerAccount: config.LOGIN_ACCOUNT_FAILURE_LIMIT
+  })
+  // Any role changes its own password (README "Accounts and roles"); wrong ones count as failed logins.
+  await app.register(ownPasswordRoute, { accounts: store.accounts, authenticate: createAuthHook(verify, 'read', generations), limits: loginLimits, generations })
+  await app.register(webhooksRoutes, {
+    webhooks: store.webhooks,
+    changes: store.changes,
+    authenticate: createAuthHook(verify, 'admin', generations),
+    allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
+    onChange: () => dispatcher.refresh()
+  })
   await app.register(loginRoute, {
     accounts: store.accounts,
     ttlSeconds: config.TOKEN_TTL,
     attemptsPerMinute: config.LOGIN_RATE_LIMIT,
-    limits: new LoginLimits(store.loginAttempts, {
-      attemptsPerAddress: config.LOGIN_RATE_LIMIT,
-      failuresPerAccount: config.LOGIN_ACCOUNT_FAILURE_LIMIT
-    }),
+    limits: loginLimits,
     sign: createTokenSigner(config.SECRET_TOKEN, config.TOKEN_TTL)
   })
   await app.register(healthRoutes, { store })
   if (config.UI_ENABLED) await app.register(webPageRoutes)
   await app.register(registerMethodNotAllowed)
   await app.ready()
+  dispatcher.start()
   if (await firstAdmin) {
     app.log.info({ username: config.AUTH_USERNAME }, 'created the first admin account from AUTH_USERNAME and AUTH_PASSWORD')
   }

@@ -21,8 +21,12 @@ export interface SubscribeOptions {
   after?: number
   /** Stops following; `subscribe` then resolves. */
   signal?: AbortSignal
-  /** Told of each break (network failure, the stream ended, 503) before reconnecting. */
-  onReconnect?: (reason: unknown) => void
+  /**
+   * Told of each break (network failure, the stream ended, 503) before reconnecting, with how
+   * long it waits first in milliseconds (1 s or the stream's `retry:`, doubling while breaks
+   * follow each other, at most 30 s).
+   */
+  onReconnect?: (reason: unknown, delayMs: number) => void
   /**
    * Told each time the stream is open: from then on every change committed is delivered (to
    * show a list and keep it current, read the list after the first call).
@@ -112,8 +116,9 @@ export async function followChanges(
     }
     if (refusal) throw refusal
     if (signal?.aborted) return
-    options.onReconnect?.(reason)
     breaks += 1
-    await pause(Math.min(LONGEST_DELAY_MS, retry * 2 ** (breaks - 1)), signal)
+    const delay = Math.min(LONGEST_DELAY_MS, retry * 2 ** (breaks - 1))
+    options.onReconnect?.(reason, delay)
+    await pause(delay, signal)
   }
 }

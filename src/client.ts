@@ -7,6 +7,7 @@
 import type { Account, Role } from './account/schema.js'
 import type { Book, BookInput, BookPatch } from './book/schema.js'
 import { followChanges, type BookChangeEvent, type SubscribeOptions } from './client-subscription.js'
+import type { CreatedWebhook, Delivery, RotatedSecret, Webhook, WebhookInput, WebhookPatch } from './webhooks/schema.js'
 
 /** The change feed's events and `subscribe`'s options (README "Change feed"). */
 export type { BookChangeEvent, SubscribeOptions }
@@ -16,6 +17,29 @@ export type { Book, BookInput, BookPatch }
 
 /** An account as the service shows it (never its password), and the roles (README "Accounts and roles"). */
 export type { Account, Role }
+
+/** Webhook endpoints and their deliveries as the service shows them (docs/webhooks.md). */
+export type { CreatedWebhook, Delivery, RotatedSecret, Webhook, WebhookInput, WebhookPatch }
+
+/** One entry of a book's history (README "History and restore"), newest first in a {@link HistoryPage}. */
+export interface HistoryEntry {
+  /** The book's version after the change; distinct within the book, growing with time. */
+  version: number
+  operation: 'created' | 'updated' | 'deleted' | 'restored'
+  /** When: RFC 3339 UTC with milliseconds. */
+  at: string
+  /** Who: the token's `sub`, the command (`book-service import`), or null. */
+  actor: string | null
+  /** The book after the change; null for `deleted`. */
+  book: Book | null
+}
+
+/** One page of `history()`: its entries and, while more follow, the cursor of the next page. */
+export interface HistoryPage {
+  entries: HistoryEntry[]
+  /** Pass it as `cursor` for the next page; absent on the last page. */
+  cursor?: string
+}
 
 /** A new account for `createUser`: the password is 12 to 1024 characters. */
 export interface AccountInput {
@@ -63,12 +87,32 @@ export interface BookClient {
   createBook(input: BookInput, options?: { idempotencyKey?: string }): Promise<Book>
   /** `GET /books`: every book, by id ascending. */
   listBooks(): Promise<Book[]>
+  /**
+   * `GET /books?q=…` (README "Search"): every book whose title or author holds each term of `q`
+   * (ignoring case and diacritics; a double-quoted part is one term; one typo tolerated in terms
+   * of 5 or more characters), in relevance order; with `options.sort` (e.g. `-year`) in that order.
+   * A `q` longer than 200 characters: a 400 `Invalid input` error.
+   */
+  searchBooks(q: string, options?: { sort?: 'id' | '-id' | 'title' | '-title' | 'author' | '-author' | 'year' | '-year' }): Promise<Book[]>
   /** `GET /book/{id}`: the book, or a 404 `Book not found` error. */
   getBook(id: number): Promise<Book>
   /** `PUT /book/{id}`: applies the fields present in `patch`; resolves with the stored result. */
   updateBook(id: number, patch: BookPatch): Promise<Book>
   /** `DELETE /book/{id}`: removes the book (a 404 `Book not found` error when there is none). */
   deleteBook(id: number): Promise<void>
+  /**
+   * `GET /book/{id}/history`: the book's history, newest first (a deleted book's too). With
+   * `options.limit` (1 to 1000) one page, whose `cursor` gives the next; without it every entry.
+   * A 404 `Book not found` error when the id has no history.
+   */
+  history(id: number, options?: { limit?: number; cursor?: string }): Promise<HistoryPage>
+  /**
+   * `POST /book/{id}/restore` (editor or admin): the book becomes what it was at `version`, as a
+   * new version; a deleted book comes back under its id. With `options.ifMatch` (an `ETag`), only
+   * while the book still has it (412 `Precondition failed` otherwise). Errors: 403, 404 `Book not
+   * found`, 404 `Version not found`, 400.
+   */
+  restore(id: number, version: number, options?: { ifMatch?: string }): Promise<Book>
   /** `GET /users` (admin): every account. */
   listUsers(): Promise<Account[]>
   /** `POST /users` (admin): creates an account (409 `User already exists` when the name is taken, ignoring case). */
@@ -77,6 +121,22 @@ export interface BookClient {
   updateUser(username: string, change: AccountChange): Promise<Account>
   /** `DELETE /users/{username}` (admin): removes the account (404 `User not found`, 409 `Cannot remove the last admin`). */
   deleteUser(username: string): Promise<void>
+  /** `GET /webhooks` (admin): every endpoint, never a secret (docs/webhooks.md). */
+  listWebhooks(): Promise<Webhook[]>
+  /** `POST /webhooks` (admin): the new endpoint with its secret, which is shown only here. */
+  createWebhook(input: WebhookInput): Promise<CreatedWebhook>
+  /** `GET /webhooks/{id}` (admin). */
+  getWebhook(id: string): Promise<Webhook>
+  /** `PUT /webhooks/{id}` (admin): `url`, `events`, `description`, `enabled`. */
+  updateWebhook(id: string, patch: WebhookPatch): Promise<Webhook>
+  /** `DELETE /webhooks/{id}` (admin). */
+  deleteWebhook(id: string): Promise<void>
+  /** `GET /webhooks/{id}/deliveries` (admin): one page, newest first (`cursor`: a delivery id of the previous page's end). */
+  listDeliveries(id: string, options?: { limit?: number; status?: Delivery['status']; cursor?: number }): Promise<Delivery[]>
+  /** `POST /webhooks/{id}/replay` (admin): every change after `after` is sent again. */
+  replayWebhook(id: string, after: number): Promise<void>
+  /** `POST /webhooks/{id}/rotate` (admin): a new secret; the old one keeps signing for `overlap` seconds (default 86400). */
+  rotateWebhookSecret(id: string, overlap?: number): Promise<RotatedSecret>
   /**
    * `GET /books/changes`: calls `options.onChange` with every change from now (or after
    * `options.after`), reconnecting by itself with `Last-Event-ID` after a break, so none is
@@ -138,6 +198,11 @@ export function createClient(options: ClientOptions): BookClient {
   let token = options.token
 
   async function call<T>(method: string, path: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<T> {
+    return (await callWithHeaders<T>(method, path, body, extraHeaders)).data
+  }
+
+  /** {@link call}, also giving the response's headers. */
+  async function callWithHeaders<T>(method: string, path: string, body?: unknown, extraHeaders: Record<string, string> = {}) {
     const headers: Record<string, string> = { accept: 'application/json', ...extraHeaders }
     if (token !== undefined) headers.authorization = `Bearer ${token}`
     if (body !== undefined) headers['content-type'] = 'application/json'
@@ -147,7 +212,7 @@ export function createClient(options: ClientOptions): BookClient {
       body: body === undefined ? undefined : JSON.stringify(body)
     })
     const { data } = await envelopeOf<T>(response)
-    return data
+    return { data, headers: response.headers }
   }
 
   /** The envelope of `response`; rejects with {@link BookServiceError} for an error or a body that is not one. */
@@ -166,6 +231,7 @@ export function createClient(options: ClientOptions): BookClient {
 
   const bookPath = (id: number) => `/book/${encodeURIComponent(String(id))}`
   const userPath = (username: string) => `/users/${encodeURIComponent(username)}`
+  const webhookPath = (id: string) => `/webhooks/${encodeURIComponent(id)}`
 
   return {
     async login(username, password) {
@@ -176,17 +242,50 @@ export function createClient(options: ClientOptions): BookClient {
     createBook: (input, createOptions) =>
       call<Book>('POST', '/book', input, createOptions?.idempotencyKey === undefined ? {} : { 'idempotency-key': createOptions.idempotencyKey }),
     listBooks: () => call<Book[]>('GET', '/books'),
+    searchBooks: (q, searchOptions) => {
+      const query = new URLSearchParams({ q })
+      if (searchOptions?.sort !== undefined) query.set('sort', searchOptions.sort)
+      return call<Book[]>('GET', `/books?${query.toString()}`)
+    },
     getBook: (id) => call<Book>('GET', bookPath(id)),
     updateBook: (id, patch) => call<Book>('PUT', bookPath(id), patch),
     deleteBook: async (id) => {
       await call<null>('DELETE', bookPath(id))
     },
+    history: async (id, page = {}) => {
+      const query = new URLSearchParams()
+      if (page.limit !== undefined) query.set('limit', String(page.limit))
+      if (page.cursor !== undefined) query.set('after', page.cursor)
+      const path = `${bookPath(id)}/history${query.size > 0 ? `?${query.toString()}` : ''}`
+      const { data, headers } = await callWithHeaders<HistoryEntry[]>('GET', path)
+      // The next page's cursor is the `after` of the Link header's URL.
+      const next = /<([^>]*)>;\s*rel="next"/.exec(headers.get('link') ?? '')?.[1]
+      const cursor = next === undefined ? undefined : new URL(next, 'http://link.invalid').searchParams.get('after') ?? undefined
+      return cursor === undefined ? { entries: data } : { entries: data, cursor }
+    },
+    restore: (id, version, restoreOptions) =>
+      call<Book>('POST', `${bookPath(id)}/restore`, { version }, restoreOptions?.ifMatch === undefined ? {} : { 'if-match': restoreOptions.ifMatch }),
     listUsers: () => call<Account[]>('GET', '/users'),
     createUser: (input) => call<Account>('POST', '/users', input),
     updateUser: (username, change) => call<Account>('PUT', userPath(username), change),
     deleteUser: async (username) => {
       await call<null>('DELETE', userPath(username))
     },
+    listWebhooks: () => call<Webhook[]>('GET', '/webhooks'),
+    createWebhook: (input) => call<CreatedWebhook>('POST', '/webhooks', input),
+    getWebhook: (id) => call<Webhook>('GET', webhookPath(id)),
+    updateWebhook: (id, patch) => call<Webhook>('PUT', webhookPath(id), patch),
+    deleteWebhook: async (id) => {
+      await call<null>('DELETE', webhookPath(id))
+    },
+    listDeliveries: (id, page = {}) => {
+      const query = new URLSearchParams(Object.entries(page).filter(([, value]) => value !== undefined).map(([key, value]): [string, string] => [key, String(value)]))
+      return call<Delivery[]>('GET', `${webhookPath(id)}/deliveries${query.size > 0 ? `?${query}` : ''}`)
+    },
+    replayWebhook: async (id, after) => {
+      await call<null>('POST', `${webhookPath(id)}/replay`, { after })
+    },
+    rotateWebhookSecret: (id, overlap) => call<RotatedSecret>('POST', `${webhookPath(id)}/rotate`, overlap === undefined ? {} : { overlap }),
     subscribe: (subscription) =>
       followChanges(
         `${base}/books/changes`,

@@ -32,6 +32,9 @@ export const packageVersion: string = (
 /** Longest token lifetime, in seconds (one year): the most `TOKEN_TTL` and `book-service token --ttl` accept. */
 export const MAX_TOKEN_TTL_SECONDS = 31_536_000
 
+/** `WEBHOOK_RETRY_SCHEDULE`: whole seconds (up to 6 digits), comma-separated. */
+const WEBHOOK_RETRY_SCHEDULE_PATTERN = String.raw`^\s*\d{1,6}\s*(,\s*\d{1,6}\s*)*$`
+
 /** Most worker processes `WORKERS` accepts. */
 export const MAX_WORKERS = 256
 
@@ -76,15 +79,16 @@ export const settings = {
     description: 'PostgreSQL only: how long start-up retries an unreachable database (with backoff) before exiting 1.'
   },
   CHANGE_LOG_MAX_AGE: {
-    schema: Type.Integer({ minimum: 1, maximum: 315_360_000, default: 604_800 }),
+    schema: Type.Integer({ minimum: 1, maximum: 315_360_000, default: 31_622_400 }),
     accepts: 'an integer number of seconds from 1 to 315360000 (10 years)',
     description:
-      'How long the change log keeps a change, in seconds (default 7 days); older rows are removed in the background, 1,000 at a time.'
+      'How long the change log (and so each book\'s history) keeps a change, in seconds (default 366 days); older rows are removed in the background, 1,000 at a time.'
   },
   CHANGE_LOG_MAX_ROWS: {
-    schema: Type.Integer({ minimum: 1, maximum: 1_000_000_000, default: 1_000_000 }),
-    accepts: 'an integer from 1 to 1000000000',
-    description: 'Most changes the change log keeps; the oldest beyond it are removed in the background, 1,000 at a time.'
+    schema: Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0 }),
+    accepts: 'an integer from 0 to 1000000000',
+    description:
+      'Most changes the change log keeps; the oldest beyond it are removed in the background, 1,000 at a time. 0 (the default): no limit by count, so CHANGE_LOG_MAX_AGE alone decides and a history always reaches back that far.'
   },
   AUTH_ENABLED: {
     schema: Type.Boolean({ default: true }),
@@ -161,10 +165,22 @@ export const settings = {
       'Most time a connection may keep data waiting to be sent without the client taking any of it (a slow or stalled reader); such connections are dropped.'
   },
   FEED_MAX_SUBSCRIBERS: {
-    schema: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 10_000 }),
+    schema: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1024 }),
+    accepts: 'an integer from 1 to 1000000, at most half of MAX_CONNECTIONS',
+    description:
+      'Most change feed streams (GET /books/changes) open at once in one process; further subscribers get 503 `Service unavailable`. Each stream holds a connection, so at most half of MAX_CONNECTIONS is accepted (the rest stays for ordinary requests); unset, it is a quarter of MAX_CONNECTIONS when that is less than 1024.'
+  },
+  FEED_MAX_STREAMS_PER_SUBJECT: {
+    schema: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 16 }),
     accepts: 'an integer from 1 to 1000000',
     description:
-      'Most change feed streams (GET /books/changes) open at once in one process; further subscribers get 503 `Service unavailable`. Each stream is also a connection: keep it under MAX_CONNECTIONS.'
+      'Most change feed streams open at once in one process for one token subject (its `sub` claim; a token without one counts on its own); further ones get 503 `Service unavailable`.'
+  },
+  FEED_MAX_STREAM_AGE: {
+    schema: Type.Integer({ minimum: 1, maximum: 86_400, default: 3600 }),
+    accepts: 'an integer number of seconds from 1 to 86400',
+    description:
+      'Seconds after which a change feed stream ends cleanly (its place freed); the client reconnects with Last-Event-ID and misses nothing.'
   },
   FEED_HEARTBEAT: {
     schema: Type.Integer({ minimum: 1, maximum: 3600, default: 15 }),
@@ -206,6 +222,23 @@ export const settings = {
     schema: Type.Optional(Type.String({ pattern: CORS_ORIGINS_PATTERN })),
     accepts: 'a comma-separated list of origins such as https://app.example.com (or *)',
     description: 'Browser origins allowed to call the API cross-origin (CORS). Unset: CORS is off.'
+  },
+  WEBHOOK_RETRY_SCHEDULE: {
+    schema: Type.String({ pattern: WEBHOOK_RETRY_SCHEDULE_PATTERN, default: '5,300,1800,7200,18000,36000,50400,72000,86400' }),
+    accepts: 'a comma-separated list of whole seconds such as 5,300,1800 (each at most 604800)',
+    description:
+      'Webhooks: the delays before each retry of a failed delivery, in seconds (the first attempt is at once); once the list is run through, the endpoint is disabled. See docs/webhooks.md.'
+  },
+  WEBHOOK_TIMEOUT: {
+    schema: Type.Integer({ minimum: 1, maximum: 300, default: 15 }),
+    accepts: 'an integer number of seconds from 1 to 300',
+    description: 'Webhooks: how long one delivery attempt may take (connecting, sending, the answer), in seconds; longer is a failure.'
+  },
+  WEBHOOK_ALLOW_PRIVATE: {
+    schema: Type.Boolean({ default: false }),
+    accepts: 'true or false',
+    description:
+      'Webhooks: true allows endpoints on loopback, private, link-local, unique-local, multicast and unspecified addresses (a receiver on the same machine or network); false refuses them at creation and at each delivery.'
   }
 } satisfies Record<string, Setting>
 
@@ -281,13 +314,33 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   // Validation coerces and fills in place: `given` keeps the text as written, for the message.
   const values: Record<string, unknown> = { ...given }
   const validate = settingsValidator()
-  if (validate(values)) return values as Config
+  if (validate(values)) return withFeedRoom(values as Config, given.FEED_MAX_SUBSCRIBERS !== undefined)
   const first = (validate.errors as AjvError[])[0]!
   const name = (first.instancePath.replace(/^\//, '') || String(first.params.missingProperty ?? '')) as SettingName
   const setting: Setting | undefined = settings[name]
   if (!setting) throw new ConfigError(`Invalid configuration: ${settingsAjv!.errorsText(validate.errors, { dataVar: 'env' })}`)
   const shown = setting.secret ? '' : ` (got ${JSON.stringify(given[name] ?? '')})`
   throw new ConfigError(`Invalid configuration: ${name} must be ${setting.accepts}${shown}`)
+}
+
+/**
+ * Keeps room for ordinary requests beside the change feed's streams (README "Change feed"): each
+ * stream holds one of MAX_CONNECTIONS for as long as it lasts, so FEED_MAX_SUBSCRIBERS may take at
+ * most half of them. Unset, it is lowered to a quarter of MAX_CONNECTIONS when that is less than
+ * its default (none for a cap under 4: every subscriber then gets 503).
+ *
+ * @param explicit whether FEED_MAX_SUBSCRIBERS was set (by the environment or `.env`).
+ * @throws {ConfigError} when a FEED_MAX_SUBSCRIBERS that was set is over half of MAX_CONNECTIONS.
+ */
+function withFeedRoom(config: Config, explicit: boolean): Config {
+  const half = Math.floor(config.MAX_CONNECTIONS / 2)
+  if (explicit && config.FEED_MAX_SUBSCRIBERS > half) {
+    throw new ConfigError(
+      `Invalid configuration: FEED_MAX_SUBSCRIBERS must be at most half of MAX_CONNECTIONS (${half}), so feed streams leave room for ordinary requests (got ${config.FEED_MAX_SUBSCRIBERS}; raise MAX_CONNECTIONS or lower FEED_MAX_SUBSCRIBERS)`
+    )
+  }
+  if (!explicit) config.FEED_MAX_SUBSCRIBERS = Math.min(config.FEED_MAX_SUBSCRIBERS, Math.floor(config.MAX_CONNECTIONS / 4))
+  return config
 }
 
 /**
@@ -305,4 +358,12 @@ export function workerCount(value: Config['WORKERS']): number {
 export function trustProxyOption(value: string): boolean | string[] {
   if (value === 'true' || value === 'false') return value === 'true'
   return value.split(',').map((entry) => entry.trim()).filter(Boolean)
+}
+
+/**
+ * The retry delays of `WEBHOOK_RETRY_SCHEDULE`, in ms (each capped at 7 days), in order: the delay
+ * before the second attempt, the third, … (docs/webhooks.md "Retries").
+ */
+export function retryDelaysMs(value: string): number[] {
+  return value.split(',').map((entry) => Math.min(Number(entry.trim()), 604_800) * 1000)
 }

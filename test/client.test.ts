@@ -48,6 +48,18 @@ describe('the typed client against the real server', () => {
     assert.equal(wrong.message, 'Invalid credentials')
   })
 
+  test('searchBooks: GET /books?q= in relevance order, or in a sort; a q too long is a 400', async () => {
+    const client = createClient({ baseUrl: server.url })
+    await client.login('admin', TEST_PASSWORD)
+    const garcia = await client.createBook({ title: 'Cien años de soledad', author: 'Gabriel García Márquez', year: 1967 })
+    const cholera = await client.createBook({ title: 'El amor en los tiempos del cólera', author: 'Gabriel Garcia Marquez', year: 1985 })
+    assert.deepEqual(await client.searchBooks('garcia marquez'), [garcia, cholera])
+    assert.deepEqual(await client.searchBooks('garcia', { sort: '-year' }), [cholera, garcia])
+    assert.deepEqual(await client.searchBooks('"marquez gabriel"'), [])
+    assert.equal((await failure(client.searchBooks('x'.repeat(201)))).status, 400)
+    for (const book of [garcia, cholera]) await client.deleteBook(book.id)
+  })
+
   test('login, then create, list, get, update and delete', async () => {
     const client = createClient({ baseUrl: `${server.url}/` })
     const login = await client.login('admin', TEST_PASSWORD)

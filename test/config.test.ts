@@ -49,6 +49,22 @@ describe('configuration', () => {
     })
   }
 
+  test('FEED_MAX_SUBSCRIBERS leaves room for ordinary requests: at most half of MAX_CONNECTIONS; unset, at most a quarter', () => {
+    const defaults = loadConfig({}, false)
+    assert.deepEqual([defaults.MAX_CONNECTIONS, defaults.FEED_MAX_SUBSCRIBERS, defaults.FEED_MAX_STREAMS_PER_SUBJECT, defaults.FEED_MAX_STREAM_AGE], [4096, 1024, 16, 3600])
+    assert.equal(loadConfig({ MAX_CONNECTIONS: '100' }, false).FEED_MAX_SUBSCRIBERS, 25)
+    assert.equal(loadConfig({ MAX_CONNECTIONS: '3' }, false).FEED_MAX_SUBSCRIBERS, 0)
+    assert.equal(loadConfig({ MAX_CONNECTIONS: '100', FEED_MAX_SUBSCRIBERS: '50' }, false).FEED_MAX_SUBSCRIBERS, 50)
+    assert.equal(loadConfig({ MAX_CONNECTIONS: '20000', FEED_MAX_SUBSCRIBERS: '10000' }, false).FEED_MAX_SUBSCRIBERS, 10_000)
+    assert.throws(
+      () => loadConfig({ FEED_MAX_SUBSCRIBERS: '10000' }, false),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        error.message ===
+          'Invalid configuration: FEED_MAX_SUBSCRIBERS must be at most half of MAX_CONNECTIONS (2048), so feed streams leave room for ordinary requests (got 10000; raise MAX_CONNECTIONS or lower FEED_MAX_SUBSCRIBERS)'
+    )
+  })
+
   test('WORKERS: a number of processes, or auto for one per core available', () => {
     assert.equal(workerCount(loadConfig({}, false).WORKERS), 1)
     assert.equal(workerCount(loadConfig({ WORKERS: '3' }, false).WORKERS), 3)

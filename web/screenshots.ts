@@ -2,9 +2,12 @@
  * `npm run screenshots`: pictures of the real page for the README, made by starting the built
  * service on a new database, adding a few books through the API, and photographing the list in
  * Debian's chromium in the light and the dark theme: docs/web-page-light.png and
- * docs/web-page-dark.png (1280 × 720, device scale 1, so they stay small).
+ * docs/web-page-dark.png (1280 × 720, device scale 1, so they stay small). Then a few changes of
+ * "Dune" by two editors, a delete and a restore, and its History view (README "History and
+ * restore"): docs/web-page-history-light.png and docs/web-page-history-dark.png.
  */
 import { fileURLToPath } from 'node:url'
+import { signToken } from '../test/support/app.js'
 import { call } from '../test/support/client.js'
 import { removeDirectory, startServer, temporaryDirectory } from '../test/support/server.js'
 import { launchBrowser, openSignedIn } from './test/support/browser.js'
@@ -42,6 +45,30 @@ try {
     await page.getByRole('checkbox', { name: 'Select “Beloved”' }).check()
     await page.getByRole('checkbox', { name: 'Select “The Book of Disquiet”' }).check()
     const path = `${DOCS}web-page-${colorScheme}.png`
+    await page.screenshot({ path })
+    console.log(`screenshots: wrote ${path}`)
+    await context.close()
+  }
+  // Dune's history: two editors change it, one deletes it, the other brings it back.
+  const as = async (sub: string, method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${server.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${signToken({ sub, role: 'editor' })}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body)
+    })
+    if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}`)
+  }
+  await as('bob', 'PUT', '/book/1', { title: 'Dune Messiah' })
+  await as('alice', 'PUT', '/book/1', { year: 1969 })
+  await as('bob', 'DELETE', '/book/1')
+  await as('alice', 'POST', '/book/1/restore', { version: 1 })
+  for (const colorScheme of ['light', 'dark'] as const) {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 720 }, colorScheme })
+    const page = await context.newPage()
+    await openSignedIn(page, `${server.url}/#/books?sort=-year&limit=10`, { sub: 'admin', role: 'admin' })
+    await page.getByRole('button', { name: 'History of “Dune”' }).click()
+    await page.getByRole('dialog').locator('tr[data-version="5"]').waitFor()
+    const path = `${DOCS}web-page-history-${colorScheme}.png`
     await page.screenshot({ path })
     console.log(`screenshots: wrote ${path}`)
     await context.close()

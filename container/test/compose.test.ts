@@ -1,25 +1,42 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { BASE_IMAGE, IMAGE, answers, healthCheckPasses, podman, podmanQuietly, run, waitFor } from './podman.js'
+import { BASE_IMAGE, IMAGE, ROOT, answers, healthCheckPasses, podman, podmanQuietly, run, waitFor } from './podman.js'
 import { freePort } from '../../test/support/server.js'
 
 /**
  * compose.yaml as a user runs it (README "Container"), with podman-compose: two book-service
  * instances on PostgreSQL behind HAProxy. The official postgres and haproxy images are replaced,
- * through POSTGRES_IMAGE and HAPROXY_IMAGE, by local builds of Debian's packages
- * (container/local/), since these machines reach no container registry. The services share the
- * project's own network; only the balancer is published, on 127.0.0.1 and a free port.
+ * through POSTGRES_IMAGE and HAPROXY_IMAGE, by the local builds of Debian's packages that the
+ * README's `npm run image:local-services` makes (container/local/; tags of this test's own), since
+ * these machines reach no container registry. The secrets are in an env file made from
+ * compose.env.example (COMPOSE_ENV_FILE), and none shows in podman-compose's output. The services
+ * share the project's own network; only the balancer is published, on 127.0.0.1 and a free port.
  */
 const PROJECT = `bookservicetest${process.pid}`
 const POSTGRES_IMAGE = `localhost/${PROJECT}-postgres:15`
 const HAPROXY_IMAGE = `localhost/${PROJECT}-haproxy:2.6`
 const INSTANCES = [`${PROJECT}_book-1_1`, `${PROJECT}_book-2_1`]
 const AUTH_PASSWORD = randomBytes(16).toString('hex')
+const SECRETS = { SECRET_TOKEN: randomBytes(32).toString('hex'), AUTH_PASSWORD, POSTGRES_PASSWORD: randomBytes(16).toString('hex') }
+const ENV_FOLDER = mkdtempSync(join(tmpdir(), 'book-service-compose-'))
+const ENV_FILE = join(ENV_FOLDER, 'compose.env')
 
 /** Runs podman-compose on compose.yaml for the test project, with the variables compose.env would give. */
 function compose(args: string[], env: Record<string, string>): string {
   return run('podman-compose', ['--project-name', PROJECT, '--file', 'compose.yaml', ...args], 300_000, env)
+}
+
+/** compose.env.example with each secret set (PGPASSWORD the same as POSTGRES_PASSWORD), as the README says to. */
+function envFile(): string {
+  const values: Record<string, string> = { ...SECRETS, PGPASSWORD: SECRETS.POSTGRES_PASSWORD }
+  const example = readFileSync(join(ROOT, 'compose.env.example'), 'utf8')
+  const names = [...example.matchAll(/^([A-Z_]+)=$/gm)].map((match) => match[1]!)
+  assert.deepEqual(names, Object.keys(values), 'compose.env.example asks for these secrets')
+  return example.replace(/^([A-Z_]+)=$/gm, (_line, name: string) => `${name}=${values[name]}`)
 }
 
 /** GET `path` from inside `container` (the instances are not published): status and body. */
@@ -34,23 +51,20 @@ describe('compose.yaml: two instances on PostgreSQL behind HAProxy', () => {
   let token = ''
 
   before(async () => {
-    for (const [name, tag] of [['postgres', POSTGRES_IMAGE], ['haproxy', HAPROXY_IMAGE]] as const) {
-      podman(
-        ['build', '--quiet', '--layers=false', '--network', 'host', '--build-arg', `BASE_IMAGE=${BASE_IMAGE}`,
-          '--file', `container/local/${name}.Containerfile`, '--tag', tag, 'container/local'],
-        600_000
-      )
-    }
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+    assert.match(readme, /^npm run image && npm run image:local-services$/m)
+    assert.match(readme, /^POSTGRES_IMAGE=localhost\/book-service-postgres HAPROXY_IMAGE=localhost\/book-service-haproxy podman-compose up -d$/m)
+    run('npm', ['run', '--silent', 'image:local-services'], 900_000, { POSTGRES_IMAGE, HAPROXY_IMAGE, BASE_IMAGE })
+    writeFileSync(ENV_FILE, envFile(), { mode: 0o600 })
     const port = await freePort()
-    compose(['up', '-d'], {
-      SECRET_TOKEN: randomBytes(32).toString('hex'),
-      AUTH_PASSWORD,
-      POSTGRES_PASSWORD: randomBytes(16).toString('hex'),
+    const output = compose(['up', '-d'], {
+      COMPOSE_ENV_FILE: ENV_FILE,
       BALANCER_PORT: `127.0.0.1:${port}`,
       BOOK_SERVICE_IMAGE: IMAGE,
       POSTGRES_IMAGE,
       HAPROXY_IMAGE
     })
+    for (const [name, value] of Object.entries(SECRETS)) assert.ok(!output.includes(value), `podman-compose's output shows ${name}:\n${output}`)
     balancer = `http://127.0.0.1:${port}`
     for (const instance of INSTANCES) {
       await waitFor(`${instance} to be ready`, () => getInside(instance, '/readyz', '').status === 200)
@@ -71,6 +85,7 @@ describe('compose.yaml: two instances on PostgreSQL behind HAProxy', () => {
     podmanQuietly(['volume', 'rm', '--force', `${PROJECT}_postgres-data`])
     podmanQuietly(['network', 'rm', '--force', `${PROJECT}_default`])
     podmanQuietly(['rmi', '--force', POSTGRES_IMAGE, HAPROXY_IMAGE])
+    rmSync(ENV_FOLDER, { recursive: true, force: true })
   })
 
   test('a book created through the balancer is read back through each instance', async () => {

@@ -1,17 +1,17 @@
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { readFileSync } from 'node:fs'
+import { dirname } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { IMAGE, answers, healthCheckPasses, inspect, logs, podman, podmanQuietly, waitFor } from './podman.js'
+import { IMAGE, ROOT, answers, healthCheckPasses, inspect, logs, podman, podmanQuietly, waitFor } from './podman.js'
 import { freePort } from '../../test/support/server.js'
 
 /**
- * The image (Containerfile, README "Container") run as a user runs it: a container with a named
- * volume at /data, on the host's network at a free port (container/containers.conf). In order: the
- * first start prints the generated password; the README's curl walk-through prints what the
- * README shows; the service is PID 1 and not root; the health check passes; `podman stop`
+ * The image (Containerfile, README "Container") run as a user runs it: the README's Podman
+ * commands start a container with a named volume at /data, on the host's network at a free port
+ * (container/containers.conf). In order: the first start prints the generated password (the
+ * README's `podman logs` line shows it); the README's curl walk-through, logged in with the
+ * container's password as the README says, prints what the README shows; the service is PID 1 and not root; the health check passes; `podman stop`
  * (SIGTERM, then SIGKILL after 10 s) ends it with exit code 0; a new container on the same volume
  * serves the same books with the same password; the API document page, the metrics and the
  * command line work with the pruned dependencies.
@@ -29,6 +29,43 @@ function readmeExample(marker: string): { script: string; shown: string } {
   const at = blocks.findIndex((block) => block.lang === 'sh' && block.text.includes(marker))
   assert.ok(at >= 0 && blocks[at + 1]?.lang === '', `the README has an example with ${marker} and its output`)
   return { script: blocks[at]!.text, shown: blocks[at + 1]!.text }
+}
+
+/**
+ * The README's Podman commands (README "Container", the block with `CONTAINERS_CONF`) as written,
+ * with this test's free port, container name and volume in place of 8080, `book-service` and
+ * `book-service-data`: `run` without its `npm run image` (scripts/image-test.sh has just run it),
+ * then `logs` once the service answers.
+ */
+function readmePodman(name: string, port: number): { run: string; logs: string; login: string } {
+  const blocks = [...README.matchAll(/```(\w*)\n([\s\S]*?)```/g)].map((match) => match[2]!)
+  const commands = blocks.find((block) => block.includes('export CONTAINERS_CONF='))
+  const login = blocks.find((block) => block.includes('podman exec book-service cat /data/auth_password'))
+  assert.ok(commands && login, 'the README has the Podman commands and the container login')
+  const lines = commands.trimEnd().split('\n')
+  assert.equal(lines[0], 'npm run image')
+  const ours = (text: string) =>
+    text
+      .replaceAll('book-service-data', VOLUME)
+      .replaceAll('--name book-service ', `--name ${name} `)
+      .replaceAll(/podman (logs|exec) book-service /g, `podman $1 ${name} `)
+      .replaceAll('PORT=8080', `PORT=${port}`)
+      .replaceAll('localhost:8080', `127.0.0.1:${port}`)
+  return {
+    run: ours(lines.filter((line) => !line.startsWith('podman logs ') && line !== 'npm run image').join('\n')),
+    logs: ours(lines.filter((line) => !line.startsWith('podman run ') && line !== 'npm run image').join('\n')),
+    login: ours(login)
+  }
+}
+
+/** Runs `script` with bash in the repository folder (so `$PWD/container/containers.conf` is found). */
+function bash(script: string): string {
+  return execFileSync('bash', ['-e', '-o', 'pipefail', '-c', script], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}` },
+    timeout: 120_000
+  })
 }
 
 /** Starts the image as `name` on `port` with the test volume; resolves once /readyz answers. */
@@ -53,37 +90,36 @@ describe('the container image', () => {
   let base = ''
   let password = ''
   let books: unknown
-  const folder = mkdtempSync(join(tmpdir(), 'book-service-image-'))
+  let readme: ReturnType<typeof readmePodman>
 
   before(async () => {
-    podman(['volume', 'create', VOLUME])
-    base = await start(FIRST, await freePort())
+    // The README's commands start the first container (the volume is made by `podman run`).
+    const port = await freePort()
+    readme = readmePodman(FIRST, port)
+    bash(readme.run)
+    base = `http://127.0.0.1:${port}`
+    await waitFor(`${FIRST} to answer on port ${port}`, () => answers(`${base}/readyz`))
   }, { timeout: 180_000 })
 
   after(() => {
     podmanQuietly(['rm', '--force', '--volumes', '--time', '0', FIRST, SECOND])
     podmanQuietly(['volume', 'rm', '--force', VOLUME])
-    rmSync(folder, { recursive: true, force: true })
   })
 
-  test('the first start prints the generated password, kept in the volume', () => {
+  test("the first start prints the generated password (the README's podman logs line), kept in the volume", () => {
     const output = logs(FIRST)
     const printed = /generated the login password for "admin": (\S+)\n.*it is kept in \/data\/auth_password/.exec(output)
     assert.ok(printed, `the password is printed:\n${output}`)
     password = printed[1]!
+    assert.equal(bash(readme.logs), `book-service: generated the login password for "admin": ${password}\n`)
     assert.equal(podman(['exec', FIRST, 'cat', '/data/auth_password']).trim(), password)
   })
 
-  test("the README's curl walk-through prints what the README shows", async () => {
+  test("the README's curl walk-through, logged in with the container's password, prints what the README shows", async () => {
     const walk = readmeExample('# 1. Log in')
-    // The walk-through reads the password from data/auth_password, as beside `npm start`.
-    mkdirSync(join(folder, 'data'))
-    writeFileSync(join(folder, 'data', 'auth_password'), `${password}\n`)
-    const output = execFileSync('bash', ['-e', '-c', walk.script.replaceAll('http://localhost:8080', base)], {
-      cwd: folder,
-      encoding: 'utf8',
-      env: { PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}` }
-    })
+    // Steps 2 to 6 as written, after the README's login with the password kept in the volume.
+    const steps = walk.script.slice(walk.script.indexOf('# 2. '))
+    const output = bash(`${readme.login}\n${steps.replaceAll('http://localhost:8080', base)}`)
     assert.equal(output.replaceAll('\r\n', '\n'), walk.shown)
     const response = await fetch(`${base}/books`, { headers: { authorization: `Bearer ${await login(base, password)}` } })
     books = ((await response.json()) as { data: unknown }).data

@@ -21,15 +21,31 @@ export function isRole(value: unknown): value is Role {
 export const PASSWORD_LENGTH = { min: 12, max: 1024 } as const
 
 /**
- * A username: 1 to 64 code points, no leading or trailing white space, no control character,
- * no `/` (it is a path segment of /users/{username}), well-formed Unicode. Unique ignoring case.
+ * What a username may not hold besides `/`, one pattern for the API, `book-service user` and the
+ * web page (README "Accounts and roles"): control characters (Unicode category Cc), format
+ * characters (Cf: zero-width spaces and joiners, bidirectional overrides such as U+202E, the BOM),
+ * line and paragraph separators (Zl, Zp) and the other code points Unicode says to display as
+ * nothing (Default_Ignorable_Code_Point: variation selectors, Hangul fillers…), so that no two
+ * usernames look the same while differing only by what cannot be seen (`ad\u200bmin`, `\u202enimda`).
+ * Lone surrogates are not well-formed Unicode. A JavaScript pattern with the `u` flag.
+ */
+export const USERNAME_FORBIDDEN = '[\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}\\p{Default_Ignorable_Code_Point}/\\ud800-\\udfff]'
+
+/** The username's rule in words: the API document, `book-service user` and the page say it so. */
+export const USERNAME_RULE =
+  '1 to 64 characters, no white space at either end, no `/`, no control, format or other invisible character (Unicode Cc, Cf, Zl, Zp, default ignorable)'
+
+/**
+ * A username: 1 to 64 code points, no leading or trailing white space, nothing of
+ * {@link USERNAME_FORBIDDEN} (`/` is a path segment of /users/{username}), well-formed Unicode.
+ * Unique ignoring case.
  */
 export const Username = Type.String({
   minLength: 1,
   maxLength: 64,
   pattern: '^\\S(?:.*\\S)?$',
-  not: { pattern: '[\\u0000-\\u001f\\u007f/\\ud800-\\udfff]' },
-  description: '1 to 64 characters, no leading or trailing white space, no control character or `/`; unique ignoring case.'
+  not: { pattern: USERNAME_FORBIDDEN },
+  description: `${USERNAME_RULE}; unique ignoring case.`
 })
 
 /** A new password: 12 to 1024 code points, well-formed Unicode without NUL. */

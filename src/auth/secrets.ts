@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { readFileSync, writeFileSync } from 'node:fs'
-import { makeFolder } from '../storage/data-folder.js'
+import { keepPrivate, makeFolder } from '../storage/data-folder.js'
 import { dirname, join } from 'node:path'
 import { engineOf } from '../storage/engine.js'
 
@@ -15,14 +15,17 @@ export function dataDirectory(databaseUrl: string): string {
 
 /**
  * Returns the value kept in `file` under `directory`, generating it first when the file does not
- * exist: 32 random bytes, base64url, written with mode 0600 (folder 0700).
+ * exist: 32 random bytes, base64url, written with mode 0600 (folder 0700); an existing file is set
+ * to mode 0600 when it has another.
  *
  * @returns `{ value, created }`; `created` is true when this call generated it.
  */
 export function keptSecret(directory: string, file: string): { value: string; created: boolean } {
   const path = join(directory, file)
   try {
-    return { value: readFileSync(path, 'utf8').trim(), created: false }
+    const value = readFileSync(path, 'utf8').trim()
+    keepPrivate(path) // one kept with another mode (another umask, copied by hand) is made 0600
+    return { value, created: false }
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
   }

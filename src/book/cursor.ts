@@ -33,15 +33,66 @@ export function encodeCursor(sort: string, field: SortField, book: Book): string
  *   not base64url JSON, a key of the wrong type, an id that is not a non-negative safe integer).
  */
 export function decodeCursor(text: string, sort: string, field: SortField): Cursor | undefined {
+  const value = decodedJson(text)
+  if (!Array.isArray(value) || value.length !== 3 || value[0] !== sort) return undefined
+  const [, key, id] = value as [string, unknown, unknown]
+  if (!Number.isSafeInteger(id) || (id as number) < 0) return undefined
+  const keyValid = field === 'year' ? Number.isSafeInteger(key) : typeof key === 'string'
+  return keyValid ? { key: key as string | number, id: id as number } : undefined
+}
+
+/**
+ * The opaque cursor of a position in a book's history (`GET /book/{id}/history`, README "History
+ * and restore"): base64url of the JSON `["history", seq]`, where seq is the change-log number of
+ * the last entry of a page; the next page holds the entries before it.
+ */
+export function encodeHistoryCursor(seq: number): string {
+  return Buffer.from(JSON.stringify(['history', seq])).toString('base64url')
+}
+
+/**
+ * Decodes a cursor made by {@link encodeHistoryCursor}.
+ *
+ * @returns the change-log number, or undefined when `text` is not such a cursor.
+ */
+export function decodeHistoryCursor(text: string): number | undefined {
+  const value = decodedJson(text)
+  if (!Array.isArray(value) || value.length !== 2 || value[0] !== 'history') return undefined
+  const seq: unknown = value[1]
+  return Number.isSafeInteger(seq) && (seq as number) >= 1 ? (seq as number) : undefined
+}
+
+/** The JSON value base64url `text` encodes, or undefined when it encodes none. */
+function decodedJson(text: string): unknown {
+  try {
+    return JSON.parse(Buffer.from(text, 'base64url').toString('utf8'))
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The opaque cursor of the position just past a book in a search's relevance order (README
+ * "Search"): base64url of the JSON `["q", rank, id]`.
+ */
+export function encodeRelevanceCursor(rank: number, id: number): string {
+  return Buffer.from(JSON.stringify(['q', rank, id])).toString('base64url')
+}
+
+/**
+ * Decodes a cursor made by {@link encodeRelevanceCursor}.
+ *
+ * @returns the position (the rank as its key), or undefined when `text` is not such a cursor.
+ */
+export function decodeRelevanceCursor(text: string): Cursor | undefined {
   let value: unknown
   try {
     value = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'))
   } catch {
     return undefined
   }
-  if (!Array.isArray(value) || value.length !== 3 || value[0] !== sort) return undefined
-  const [, key, id] = value as [string, unknown, unknown]
-  if (!Number.isSafeInteger(id) || (id as number) < 0) return undefined
-  const keyValid = field === 'year' ? Number.isSafeInteger(key) : typeof key === 'string'
-  return keyValid ? { key: key as string | number, id: id as number } : undefined
+  if (!Array.isArray(value) || value.length !== 3 || value[0] !== 'q') return undefined
+  const [, rank, id] = value as [string, unknown, unknown]
+  if (!Number.isSafeInteger(rank) || !Number.isSafeInteger(id) || (id as number) < 0) return undefined
+  return { key: rank as number, id: id as number }
 }

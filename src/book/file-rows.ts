@@ -4,6 +4,38 @@
  * the web page (reading a file the person picked) share, so a file reads the same in both.
  */
 
+/**
+ * The first characters that make a spreadsheet read a CSV cell as a formula (OWASP "CSV
+ * Injection": `=`, `+`, `-`, `@`, TAB, CR), and the single quote that marks a cell escaped.
+ */
+const FORMULA_START = /^[=+\-@\t\r']/
+
+/**
+ * A title or author as a CSV export writes it, safe to open in a spreadsheet (README "Backups and
+ * moving data"): a text starting with `=`, `+`, `-`, `@`, TAB, CR or a single quote `'` gets one
+ * `'` in front (`=1+1` is written `'=1+1`, `'quoted` is written `''quoted`), so a spreadsheet
+ * shows it as text and {@link csvText} gives back exactly the text; any other text is unchanged.
+ * The writer quotes every cell this escapes (those {@link ESCAPED_CELL} matches).
+ */
+export function csvCell(text: string): string {
+  return FORMULA_START.test(text) ? `'${text}` : text
+}
+
+/** Matches a written title or author that {@link csvCell} escaped (and only those): the writer quotes it. */
+export const ESCAPED_CELL = /^'/
+
+/**
+ * A title or author read from a CSV field: the undoing of {@link csvCell}. A field starting with
+ * `'` followed by `=`, `+`, `-`, `@`, TAB, CR or another `'` loses that first `'`; any other field
+ * is kept as it is (a hand-written `'hello` stays `'hello`), so every text round-trips exactly.
+ */
+export function csvText(field: string): string {
+  return field.startsWith("'") && FORMULA_START.test(field.slice(1)) ? field.slice(1) : field
+}
+
+/** The CSV columns that hold text, escaped on export by {@link csvCell} and read back by {@link csvText}. */
+const TEXT_COLUMNS = new Set(['title', 'author'])
+
 /** Why a row cannot be read at all (before the book rules are checked). */
 export type FileProblem = { kind: 'columns'; fields: number; header: number } | { kind: 'notJson' } | { kind: 'notObject' }
 
@@ -19,7 +51,8 @@ function integerField(text: string | undefined): unknown {
  * Makes rows of CSV records as csv-parse gives them (options `bom: true, info: true,
  * relax_column_count: true`), fed in file order. The first record is the header: it names the
  * columns (matched without case and surrounding space, in any order; unknown columns ignored);
- * `year` and `id` written as decimal integers become numbers; blank lines are skipped; a record
+ * `year` and `id` written as decimal integers become numbers; `title` and `author` are read by
+ * {@link csvText} (the export's formula escaping undone); blank lines are skipped; a record
  * with another number of fields than the header is a problem of that row.
  */
 export class CsvRowReader {
@@ -29,6 +62,14 @@ export class CsvRowReader {
   /** True once the header record has been read (a file without one cannot be imported). */
   get sawHeader(): boolean {
     return this.header !== undefined
+  }
+
+  /**
+   * Moves past lines that held no readable record (a malformed one), up to line `lines`: the next
+   * record read starts after it.
+   */
+  skip(lines: number): void {
+    this.lastLine = lines
   }
 
   /**
@@ -46,7 +87,8 @@ export class CsvRowReader {
     if (record.length !== this.header.length) return { line, problem: { kind: 'columns', fields: record.length, header: this.header.length } }
     const value: Record<string, unknown> = {}
     this.header.forEach((name, index) => {
-      value[name] = name === 'year' || name === 'id' ? integerField(record[index]) : record[index]
+      const field = record[index]
+      value[name] = name === 'year' || name === 'id' ? integerField(field) : TEXT_COLUMNS.has(name) && field !== undefined ? csvText(field) : field
     })
     return { line, value }
   }

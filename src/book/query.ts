@@ -1,3 +1,5 @@
+import type { Search } from './search.js'
+
 /**
  * A query of the book list (README "Large collections and concurrent edits"): the filters, the
  * order and the position a page starts after, as `GET /books` parses them and the stores run them.
@@ -10,6 +12,11 @@
  * wildcards); the year bounds are inclusive.
  */
 export interface BookFilter {
+  /**
+   * The search `q` (decisions "Search"), parsed (`parseSearch`, src/book/search.ts). With it and
+   * without `sort`, the list is in relevance order, and `after` holds a rank and an id.
+   */
+  search?: Search
   title?: string
   author?: string
   year?: number
@@ -31,7 +38,7 @@ export interface Cursor {
 
 /** A query of the list: filters, order (ties always broken by id), start and size. */
 export interface BookQuery extends BookFilter {
-  /** Default `id`. */
+  /** Default `id`, or relevance when `search` is set. */
   sort?: SortField
   /** Descending instead of ascending, for the sort key and the id tie-break alike. */
   descending?: boolean

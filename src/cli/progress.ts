@@ -1,3 +1,8 @@
+/** `count` books in words: `1 book`, `0 books`, `26 books`. */
+export function bookCount(count: number): string {
+  return `${count} ${count === 1 ? 'book' : 'books'}`
+}
+
 /** How often the progress line is redrawn, in milliseconds. */
 const REDRAW_MS = 250
 

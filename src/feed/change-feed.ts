@@ -3,8 +3,15 @@ import type { BookChange, ChangeLog } from '../storage/change-log.js'
 import { changeEventText, HEARTBEAT_TEXT, positionText, resetEventText } from './event-text.js'
 import type { FeedCounters, FeedSubscriber } from './subscriber.js'
 
-/** Most changes read from the log at once (by the shared reader, and by each catch-up). */
+/** Most changes the shared reader reads from the log at once. */
 const PAGE = 1000
+
+/**
+ * Most changes a catch-up reads from the log at once: reading a page and making its events took
+ * 12 ms on SQLite on the 2-core machine of docs/reliability.md under a load average of 16 (1,000
+ * took 55 ms), so a turn of the event loop with {@link CATCH_UPS_AT_ONCE} pages stays short.
+ */
+const CATCH_UP_PAGE = 250
 
 /** How often expiry and revocation are checked, and heartbeats considered, in milliseconds. */
 const TICK_MS = 1000
@@ -16,6 +23,18 @@ const TICK_MS = 1000
  * this much to an event's delay.
  */
 const GATHER_MS = 50
+
+/**
+ * Most catch-ups reading the log at once in one process. A catch-up reads a page, writes it and
+ * yields to the event loop before the next, so each turn of the loop runs at most this many pages
+ * of {@link CATCH_UP_PAGE} changes whatever the number of subscribers catching up: ordinary requests
+ * keep being answered. Further catch-ups wait for a place (they are not refused); one whose
+ * client stops reading gives its place up while it waits.
+ */
+export const CATCH_UPS_AT_ONCE = 4
+
+/** Gives the event loop a turn: I/O and timers due run before the caller goes on. */
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 /** How long the shared reader waits before trying again after the log could not be read, in milliseconds. */
 const RETRY_READ_MS = 1000
@@ -29,6 +48,18 @@ export interface ChangeFeedLimits {
   maxSubscribers: number
   /** Seconds between two heartbeats of a stream (FEED_HEARTBEAT). */
   heartbeatSeconds: number
+  /** Most streams at once for one token subject, in this process (FEED_MAX_STREAMS_PER_SUBJECT). */
+  maxPerSubject: number
+  /** Seconds after which a stream ends cleanly; the client resumes with `Last-Event-ID` (FEED_MAX_STREAM_AGE). */
+  maxAgeSeconds: number
+}
+
+/**
+ * A place in the feed taken by {@link ChangeFeed.admit} for one stream: it counts against the
+ * limits from then on; {@link release} gives it back (once; later calls do nothing).
+ */
+export interface FeedPlace {
+  release(): void
 }
 
 /**
@@ -48,13 +79,22 @@ export type StartPoint = number | 'unknown' | undefined
  * step too, so no change falls between the two and none is sent twice (`cursor`).
  *
  * Also: one timer for all streams sends heartbeats and ends streams whose token expired or was
- * revoked; {@link close} ends every stream (shutdown).
+ * revoked or that reached their maximum age; {@link close} ends every stream (shutdown). The
+ * limits (README "Change feed"): {@link admit} gives a new stream its place, or none.
  */
 export class ChangeFeed {
   /** Counters for /metrics. */
   readonly counters: FeedCounters = { eventsSent: 0, dropped: 0 }
   /** Every open stream, catching up or joined (what the limit counts). */
   private readonly streams = new Set<FeedSubscriber>()
+  /** Places taken by streams, opening or open (what FEED_MAX_SUBSCRIBERS counts). */
+  private held = 0
+  /** Places taken per token subject (what FEED_MAX_STREAMS_PER_SUBJECT counts). */
+  private readonly heldBySubject = new Map<string, number>()
+  /** Catch-ups reading now, at most {@link CATCH_UPS_AT_ONCE}. */
+  private catchingUp = 0
+  /** Catch-ups waiting for a place, first come first served. */
+  private readonly catchUpQueue: Array<() => void> = []
   /** The streams the shared reader writes to. */
   private readonly joined = new Set<FeedSubscriber>()
   /** The sequence number of the last change the shared reader wrote. */
@@ -83,20 +123,50 @@ export class ChangeFeed {
 
   /** False when the subscriber limit is reached or the feed is closing (answer 503). */
   hasRoom(): boolean {
-    return !this.closing && this.streams.size < this.limits.maxSubscribers
+    return !this.closing && this.held < this.limits.maxSubscribers
+  }
+
+  /**
+   * Takes a place for a new stream of `subject` (the token's subject; undefined: not counted per
+   * subject), in the same synchronous step as the checks, so streams opening together cannot
+   * overshoot the limits (README "Change feed").
+   *
+   * @returns the place, or undefined when the feed is closing, FEED_MAX_SUBSCRIBERS places are
+   *   taken, or `subject` already holds FEED_MAX_STREAMS_PER_SUBJECT (answer 503).
+   */
+  admit(subject: string | undefined): FeedPlace | undefined {
+    if (!this.hasRoom()) return undefined
+    if (subject !== undefined && (this.heldBySubject.get(subject) ?? 0) >= this.limits.maxPerSubject) return undefined
+    this.held += 1
+    if (subject !== undefined) this.heldBySubject.set(subject, (this.heldBySubject.get(subject) ?? 0) + 1)
+    let released = false
+    return {
+      release: () => {
+        if (released) return
+        released = true
+        this.held -= 1
+        if (subject === undefined) return
+        const left = this.heldBySubject.get(subject)! - 1
+        if (left === 0) this.heldBySubject.delete(subject)
+        else this.heldBySubject.set(subject, left)
+      }
+    }
   }
 
   /**
    * Adds `subscriber` (its response's head and `retry:` already written) from `start`: a `reset`
    * first when `start` is older than the log holds or newer than its last change, then the
    * changes after `start` from the log, then live ones. Resolves once it has joined the shared
-   * stream (or closed meanwhile).
+   * stream (or closed meanwhile). The catch-up reads a page at a time with a turn of the event
+   * loop between pages, at most {@link CATCH_UPS_AT_ONCE} catch-ups at once; `place` (from
+   * {@link admit}) is released when the stream closes.
    */
-  async add(subscriber: FeedSubscriber, start: StartPoint): Promise<void> {
+  async add(subscriber: FeedSubscriber, start: StartPoint, place?: FeedPlace): Promise<void> {
     this.streams.add(subscriber)
     subscriber.response.once('close', () => {
       this.streams.delete(subscriber)
       this.joined.delete(subscriber)
+      place?.release()
     })
     await this.start()
     const { trimmedThrough, lastSeq } = await this.log.horizon()
@@ -109,14 +179,66 @@ export class ChangeFeed {
       subscriber.cursor = start
     }
     subscriber.send(positionText(subscriber.cursor), 0)
-    while (!subscriber.closed && subscriber.cursor < this.position) {
-      await subscriber.drained()
-      const changes = await this.log.changesAfter(subscriber.cursor, PAGE)
-      if (changes.length === 0 || subscriber.closed) break
-      subscriber.send(changes.map(changeEventText).join(''), changes.length)
-      subscriber.cursor = changes.at(-1)!.seq
+    if (subscriber.cursor < this.position) await this.catchUp(subscriber)
+    else if (!subscriber.closed) this.joined.add(subscriber)
+  }
+
+  /**
+   * Sends `subscriber` the changes from its cursor up to the shared reader's position, a page at a
+   * time, holding one of the {@link CATCH_UPS_AT_ONCE} places while it reads: between two pages the
+   * event loop gets a turn (on SQLite a read is synchronous, and a client that reads as fast as
+   * it is written never makes the socket wait), and while the client has not taken what was sent
+   * the place goes to another catch-up. Ends joined (in the same synchronous step as the check that
+   * the cursor reached the shared reader's position: the reader may move on at any await), or
+   * with the stream closed.
+   */
+  private async catchUp(subscriber: FeedSubscriber): Promise<void> {
+    await this.takeCatchUpPlace()
+    try {
+      while (!subscriber.closed) {
+        if (subscriber.cursor >= this.position) {
+          this.joined.add(subscriber)
+          return
+        }
+        if (subscriber.congested) {
+          this.giveCatchUpPlace()
+          try {
+            await subscriber.drained()
+          } finally {
+            await this.takeCatchUpPlace()
+          }
+          continue
+        }
+        const changes = await this.log.changesAfter(subscriber.cursor, CATCH_UP_PAGE)
+        if (subscriber.closed) return
+        if (changes.length === 0) {
+          this.joined.add(subscriber)
+          return
+        }
+        subscriber.send(changes.map(changeEventText).join(''), changes.length)
+        subscriber.cursor = changes.at(-1)!.seq
+        await yieldToEventLoop()
+      }
+    } finally {
+      this.giveCatchUpPlace()
     }
-    if (!subscriber.closed) this.joined.add(subscriber)
+  }
+
+  /** Resolves once one of the {@link CATCH_UPS_AT_ONCE} catch-up places is this caller's. */
+  private takeCatchUpPlace(): Promise<void> {
+    if (this.catchingUp < CATCH_UPS_AT_ONCE) {
+      this.catchingUp += 1
+      return Promise.resolve()
+    }
+    // The place is handed over by giveCatchUpPlace: the count stays as it is.
+    return new Promise((resolve) => this.catchUpQueue.push(resolve))
+  }
+
+  /** Hands a catch-up place to the first waiting catch-up, or frees it. */
+  private giveCatchUpPlace(): void {
+    const next = this.catchUpQueue.shift()
+    if (next) next()
+    else this.catchingUp -= 1
   }
 
   /**
@@ -176,8 +298,11 @@ export class ChangeFeed {
         this.lastRead = performance.now()
         const changes = await this.log.changesAfter(this.position, PAGE)
         if (changes.length > 0) this.deliver(changes)
-        if (changes.length === PAGE) this.again = true
-        else if (this.again) break
+        if (changes.length === PAGE) {
+          this.again = true
+          // More are waiting (a burst of writes): other I/O gets a turn between two pages.
+          await yieldToEventLoop()
+        } else if (this.again) break
       } while (this.again && !this.closing)
     } catch (error) {
       this.logger.warn({ err: error }, 'change feed: cannot read the change log; trying again')
@@ -212,7 +337,10 @@ export class ChangeFeed {
     this.position = last
   }
 
-  /** Every second: tokens expired or revoked end their streams; every FEED_HEARTBEAT seconds, a heartbeat. */
+  /**
+   * Every second: streams whose token expired or was revoked, or that are FEED_MAX_STREAM_AGE old,
+   * end; every FEED_HEARTBEAT seconds, a heartbeat.
+   */
   private readonly tick = (): void => {
     this.ticks += 1
     // A read every second whatever the wake-ups say: a lost notification (a listening connection
@@ -220,9 +348,10 @@ export class ChangeFeed {
     if (this.streams.size > 0) this.wake()
     const now = Date.now()
     const heartbeat = this.ticks % Math.max(1, Math.round((this.limits.heartbeatSeconds * 1000) / TICK_MS)) === 0
+    const maxAgeMs = this.limits.maxAgeSeconds * 1000
     for (const subscriber of this.streams) {
       const { expiresAt, isCurrent } = subscriber.lease
-      if (expiresAt !== undefined && expiresAt <= now) {
+      if ((expiresAt !== undefined && expiresAt <= now) || now - subscriber.openedAt >= maxAgeMs) {
         subscriber.end()
         continue
       }

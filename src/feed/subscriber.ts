@@ -19,6 +19,8 @@ export interface FeedCounters {
 export class FeedSubscriber {
   /** The sequence number of the last change written to this stream. */
   cursor = 0
+  /** When the stream opened, in milliseconds since the epoch (FEED_MAX_STREAM_AGE counts from it). */
+  readonly openedAt = Date.now()
   private ended = false
 
   /**
@@ -81,7 +83,7 @@ export class FeedSubscriber {
     }
   }
 
-  /** Ends the stream cleanly (token expired or revoked, shutting down): the client may reconnect. */
+  /** Ends the stream cleanly (token expired or revoked, maximum age, shutting down): the client may reconnect. */
   end(): void {
     if (this.closed) return
     this.ended = true

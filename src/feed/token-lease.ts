@@ -11,13 +11,18 @@ export interface TokenLease {
    * password and role did not change); undefined for a token that cannot be revoked.
    */
   readonly isCurrent?: () => boolean | Promise<boolean>
+  /**
+   * Whom the token's streams count against (FEED_MAX_STREAMS_PER_SUBJECT): its `sub` claim, or
+   * for a token without one the token itself; undefined without a token (AUTH_ENABLED=false).
+   */
+  readonly subject?: string
 }
 
 /**
  * Makes the function that reads the lease of an `Authorization` header the bearer hook
  * (src/auth/auth-hook.ts) has already accepted: its `exp`, and for a POST /login token the
- * revocation check of {@link TokenGenerations}. A header it cannot read gives an empty lease (the
- * hook decides who gets in, not this).
+ * revocation check of {@link TokenGenerations}, and the subject its streams count against. A
+ * header it cannot read gives an empty lease (the hook decides who gets in, not this).
  */
 export function tokenLeases(
   verify: (token: string) => Claims,
@@ -34,7 +39,9 @@ export function tokenLeases(
     }
     const { exp, sub, [GENERATION_CLAIM]: generation } = claims
     const expiresAt = typeof exp === 'number' ? exp * 1000 : undefined
-    if (typeof sub !== 'string' || typeof generation !== 'string') return { expiresAt }
-    return { expiresAt, isCurrent: () => generations.isCurrent(sub, generation) }
+    // Distinct prefixes: a token string can never count against an account named like it.
+    const subject = typeof sub === 'string' ? `sub:${sub}` : `token:${token}`
+    if (typeof sub !== 'string' || typeof generation !== 'string') return { expiresAt, subject }
+    return { expiresAt, subject, isCurrent: () => generations.isCurrent(sub, generation) }
   }
 }

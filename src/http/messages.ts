@@ -28,8 +28,22 @@ export const Messages = {
   userExists: 'User already exists',
   userNotFound: 'User not found',
   lastAdmin: 'Cannot remove the last admin',
+  passwordChanged: 'Password changed successfully',
+  wrongCurrentPassword: 'Current password is incorrect',
   requestInProgress: 'Request in progress',
-  idempotencyKeyReused: 'Idempotency key reused with a different body'
+  idempotencyKeyReused: 'Idempotency key reused with a different body',
+  webhookCreated: 'Webhook created successfully',
+  webhooksListed: 'Webhooks retrieved successfully',
+  webhookRetrieved: 'Webhook retrieved successfully',
+  webhookUpdated: 'Webhook updated successfully',
+  webhookDeleted: 'Webhook deleted successfully',
+  webhookNotFound: 'Webhook not found',
+  deliveriesListed: 'Deliveries retrieved successfully',
+  replayScheduled: 'Replay scheduled',
+  webhookSecretRotated: 'Webhook secret rotated',
+  historyRetrieved: 'History retrieved successfully',
+  restored: 'Book restored successfully',
+  versionNotFound: 'Version not found'
 } as const
 
 /** The message used for a status when nothing more specific applies (framework-made errors). */

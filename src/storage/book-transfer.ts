@@ -1,5 +1,8 @@
 import type { ValidRow } from '../book/validation.js'
+import { LIST_PAGE_SIZE } from './book-store.js'
 import type { Book } from '../book/schema.js'
+import type { ChangeContext } from './change-log.js'
+import type { Search } from '../book/search.js'
 
 /** A validated row of an imported file, with the line it starts on (for the error report). */
 export interface ImportRow {
@@ -37,14 +40,20 @@ export interface BookTransfer {
    */
   pages(): AsyncIterable<Book[]>
   /**
+   * The books `search` finds (README "Search"), in relevance order, in pages of up to 1,000, from
+   * one snapshot like {@link pages}; the whole answer is gathered before the first page.
+   */
+  searchPages(search: Search): AsyncIterable<Book[]>
+  /**
    * Stores every row of `batches` in one transaction: new ids in file order, or with `keepIds`
    * the rows' own ids (the id sequence then moves past the largest, so later creates never
    * collide). Should any id be taken, nothing is stored and the conflicts are returned.
    *
    * @param maxId with `keepIds`, the largest id of the file (known from the validating pass).
+   * @param context what the change-log rows of the stored books record (the command).
    * @throws the database's error (nothing is stored then either).
    */
-  store(batches: AsyncIterable<ImportRow[]>, options: { keepIds: boolean; maxId: number }): Promise<StoreOutcome>
+  store(batches: AsyncIterable<ImportRow[]>, options: { keepIds: boolean; maxId: number }, context: ChangeContext): Promise<StoreOutcome>
   /** Closes the connection. */
   close(): Promise<void>
 }
@@ -90,4 +99,9 @@ export async function storeInOneTransaction(transaction: ImportTransaction, batc
   }
   await transaction.commit()
   return outcome
+}
+
+/** `books` cut into pages of {@link LIST_PAGE_SIZE} (none when empty). */
+export function* inPages(books: Book[]): Generator<Book[]> {
+  for (let start = 0; start < books.length; start += LIST_PAGE_SIZE) yield books.slice(start, start + LIST_PAGE_SIZE)
 }

@@ -5,7 +5,7 @@
 export interface ChangeLogRetention {
   /** Rows committed longer ago than this are removed, in seconds. */
   maxAgeSeconds: number
-  /** Rows beyond this many (the oldest first) are removed. */
+  /** Rows beyond this many (the oldest first) are removed; 0: no limit by count. */
   maxRows: number
 }
 
@@ -33,7 +33,7 @@ export function trimThrough(
   retention: ChangeLogRetention
 ): number {
   const ageLimit = new Date(now - retention.maxAgeSeconds * 1000).toISOString()
-  const rowLimit = lastSeq - retention.maxRows
+  const rowLimit = retention.maxRows === 0 ? 0 : lastSeq - retention.maxRows
   let through = 0
   for (const row of oldest) {
     const seq = Number(row.seq)
@@ -43,8 +43,13 @@ export function trimThrough(
   return through
 }
 
-/** The retention when none is configured: the defaults of `CHANGE_LOG_MAX_AGE` (7 days) and `CHANGE_LOG_MAX_ROWS`. */
-export const DEFAULT_RETENTION: ChangeLogRetention = { maxAgeSeconds: 604_800, maxRows: 1_000_000 }
+/**
+ * The retention when none is configured: the defaults of `CHANGE_LOG_MAX_AGE` (366 days, so a
+ * book's history reaches back at least a year: README "History and restore") and
+ * `CHANGE_LOG_MAX_ROWS` (0, no limit by count: any fixed count would cut the year short for a busy
+ * enough collection).
+ */
+export const DEFAULT_RETENTION: ChangeLogRetention = { maxAgeSeconds: 31_622_400, maxRows: 0 }
 
 /** What a store is opened with for its change log (both engines). */
 export interface ChangeLogOptions {

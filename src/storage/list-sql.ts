@@ -144,3 +144,40 @@ export async function countStatement(engine: Engine, filter: BookFilter): Promis
     .compile()
   return { sql: text, parameters }
 }
+
+/**
+ * The SELECT of a search's candidates (README "Search"): the books matching `query`'s other
+ * filters that the search index finds for `pieces` (from `indexPieces`, storage/search-pieces.ts:
+ * for every group, every text of one of its alternatives in the title or the author, in search
+ * form), by id. The
+ * candidates are a superset of the matches; the caller checks each (`rankOf`, src/book/search.ts).
+ *
+ * SQLite asks the FTS5 trigram table `book_search` (migration 0009); PostgreSQL matches the
+ * search-form columns `title_search` and `author_search` with LIKE, which their pg_trgm indexes
+ * answer. Without groups (every term too short for trigrams) the statement reads
+ * the books by id in pages: `afterId` and `size` set the page.
+ */
+export async function searchStatement(engine: Engine, query: BookQuery, pieces: readonly (readonly (readonly string[])[])[], afterId?: number, size?: number): Promise<BuiltQuery> {
+  const { builders, sql } = await listQueryBuilders()
+  let select = builders[engine]
+    .selectFrom('books')
+    .select(['id', 'title', 'author', 'year'])
+    .where((eb) => filters(eb, query, sql))
+  if (pieces.length > 0) {
+    if (engine === 'sqlite') {
+      const phrase = (piece: string) => `"${piece.replaceAll('"', '""')}"`
+      const group = (alternatives: readonly (readonly string[])[]) => `(${alternatives.map((all) => `(${all.map(phrase).join(' AND ')})`).join(' OR ')})`
+      const match = pieces.map(group).join(' AND ')
+      select = select.where(sql<boolean>`id IN (SELECT rowid FROM book_search WHERE book_search MATCH ${match})`)
+    } else {
+      const containing = (piece: string) =>
+        sql<boolean>`(title_search LIKE ${likeContaining(piece)} ESCAPE '!' OR author_search LIKE ${likeContaining(piece)} ESCAPE '!')`
+      for (const alternatives of pieces) select = select.where((eb) => eb.or(alternatives.map((all) => eb.and(all.map(containing)))))
+    }
+  }
+  if (afterId !== undefined) select = select.where('id', '>', afterId)
+  select = select.orderBy('id', 'asc')
+  if (size !== undefined) select = select.limit(size)
+  const { sql: text, parameters } = select.compile()
+  return { sql: text, parameters }
+}

@@ -1,5 +1,6 @@
 import type { Kysely, Migration, MigrationProvider, sql as Sql } from 'kysely'
 import { foldText } from '../book/fold.js'
+import { BASE_LETTERS, DIACRITIC_LETTERS } from '../book/search.js'
 import type { Engine } from './engine.js'
 import { assertOlderReleaseMayRun, executedMigrations, recordCompatibility } from './schema-compatibility.js'
 
@@ -100,11 +101,269 @@ function migrations(engine: Engine, sql: SqlTag): Record<string, MarkedMigration
           .addColumn('attempts', 'integer', (column) => column.notNull())
           .execute()
       }
+    },
+    '0007_change_log_numbering': {
+      // Not marked: an older release's writes would still be logged (the same trigger), but
+      // numbered only while an instance of this release runs the sequencer; an older release
+      // alone (a rollback) would leave its feed waiting for numbers that never come.
+      // Each change-log row records who made it and the request that did (README "Change log";
+      // `ChangeContext` in src/storage/change-log.ts): null for the writes of other programs. On
+      // PostgreSQL the rows are numbered after commit by one sequencer, without a lock or NOTIFY
+      // in the writing transactions (changeLogNumbering below).
+      async up(db: Kysely<unknown>) {
+        await atomically(db, engine, sql, async () => {
+          for (const statement of changeLogNumbering(engine)) await sql.raw(statement).execute(db)
+        })
+      }
+    },
+    '0008_change_history': {
+      // Older releases may run on it: they never read the new column, and their writes leave it null.
+      olderReleasesMayRun: true,
+      // A book's history (README "History and restore"; src/storage/book-history.ts): the change
+      // context's `restoredFrom` (the version a restore brought back, null for every other change)
+      // and the index that makes a book's history, newest first, a range read of that book's rows
+      // however long the log.
+      async up(db: Kysely<unknown>) {
+        await atomically(db, engine, sql, async () => {
+          for (const statement of changeHistory(engine)) await sql.raw(statement).execute(db)
+        })
+      }
+    },
+    '0009_search_index': {
+      // Older releases may run on it: on SQLite their writes fire the same triggers, on
+      // PostgreSQL the indexes are on expressions of the columns they already write.
+      olderReleasesMayRun: true,
+      // The search index of `GET /books?q=…` (README "Search"; storage/search-sql.ts).
+      async up(db: Kysely<unknown>) {
+        await atomically(db, engine, sql, async () => {
+          for (const statement of searchIndexSchema(engine)) await sql.raw(statement).execute(db)
+        })
+      }
+    },
+    '0010_webhooks': {
+      // Older releases never touch these tables: they may keep running on the database.
+      olderReleasesMayRun: true,
+      // Webhooks (docs/webhooks.md; src/storage/webhook-store.ts): the endpoints with their
+      // secrets and their position in the change log, one row per delivery, and the dispatcher's
+      // lease (one sender per database).
+      async up(db: Kysely<unknown>) {
+        await atomically(db, engine, sql, async () => {
+          for (const statement of webhookSchema(engine)) await sql.raw(statement).execute(db)
+        })
+      }
     }
   }
 }
 
-/** The PostgreSQL advisory lock key ("bookchng" in ASCII) that numbers change-log rows in commit order. */
+/** The PostgreSQL session-level advisory lock key ("bookseqn" in ASCII) its holder numbers the change log under. */
+export const CHANGE_NUMBERING_LOCK = 0x626f6f6b7365716en
+
+/**
+ * Migration 0007's statements. Both engines: the context columns of `book_changes`
+ * (`CHANGE_CONTEXT_COLUMNS` in change-log-sql.ts, `ChangeContext` in change-log.ts). SQLite keeps
+ * its numbering (AUTOINCREMENT, one writer at a time).
+ *
+ * PostgreSQL numbers the log after commit, with no step every writer takes in turn (README
+ * "Change log"):
+ * - an ordinary `AFTER … FOR EACH ROW` trigger (no lock, no NOTIFY, not deferred) writes the row
+ *   in the writing transaction, unnumbered (`seq` null), with `change_id` (drawn from a sequence
+ *   at the write: a later write of the same book, which waited for the earlier one's row lock,
+ *   draws a larger one), `xid` (`pg_current_xact_id()`, the writing transaction) and the context
+ *   the transaction set in `book_service.change_context`;
+ * - `book_changes_number(batch)`, called by one sequencer per database (the holder of the
+ *   session-level advisory lock {@link CHANGE_NUMBERING_LOCK}: storage/postgres/change-numbering.ts),
+ *   gives the committed unnumbered rows it can see, in `change_id` order, the numbers after
+ *   `book_change_horizon.numbered_through` and moves that on, in one transaction, then notifies
+ *   `book_changes` once. A row is visible only once its transaction committed, a rolled-back one
+ *   never, and the batches are numbered one after another (the counter's row lock), each committed
+ *   before the next is read; so the numbers are contiguous, readers see them as a growing prefix,
+ *   and a number once seen is never followed by a smaller one. The counter is a row, not a
+ *   sequence: a batch rolled back returns its numbers, and `pg_dump` carries it with the data.
+ */
+function changeLogNumbering(engine: Engine): string[] {
+  const columns = ['ALTER TABLE book_changes ADD COLUMN actor text NULL', 'ALTER TABLE book_changes ADD COLUMN request_id text NULL']
+  if (engine === 'sqlite') return columns
+  const now = `to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
+  return [
+    ...columns,
+    'ALTER TABLE book_changes ADD COLUMN change_id bigint GENERATED ALWAYS AS IDENTITY',
+    'ALTER TABLE book_changes ADD COLUMN xid xid8',
+    'ALTER TABLE book_changes DROP CONSTRAINT book_changes_pkey',
+    'ALTER TABLE book_changes ALTER COLUMN seq DROP NOT NULL',
+    'ALTER TABLE book_changes ADD CONSTRAINT book_changes_pkey PRIMARY KEY (change_id)',
+    'ALTER TABLE book_changes ADD CONSTRAINT book_changes_seq_key UNIQUE (seq)',
+    'CREATE INDEX book_changes_unnumbered ON book_changes (change_id) WHERE seq IS NULL',
+    'ALTER TABLE book_change_horizon ADD COLUMN numbered_through bigint NOT NULL DEFAULT 0',
+    // Past every number drawn so far, committed or not: none is ever given twice.
+    `UPDATE book_change_horizon SET numbered_through = GREATEST(trimmed_through,
+      COALESCE((SELECT max(seq) FROM book_changes), 0),
+      (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM book_changes_seq))`,
+    'DROP TRIGGER book_changes_log ON books',
+    'DROP SEQUENCE book_changes_seq',
+    `CREATE OR REPLACE FUNCTION book_changes_log() RETURNS trigger LANGUAGE plpgsql AS $$
+    DECLARE
+      context jsonb := nullif(current_setting('book_service.change_context', true), '')::jsonb;
+      position integer;
+    BEGIN
+      IF jsonb_typeof(context) = 'array' THEN
+        -- A group insert: one object per inserted row, in row order (the order rows fire in).
+        position := coalesce(nullif(current_setting('book_service.change_context_row', true), ''), '0')::integer;
+        PERFORM set_config('book_service.change_context_row', (position + 1)::text, true);
+        context := context -> position;
+      END IF;
+      IF TG_OP = 'DELETE' THEN
+        INSERT INTO book_changes (book_id, operation, version, title, author, year, changed_at, xid, actor, request_id)
+          VALUES (OLD.id, 'deleted', OLD.version, NULL, NULL, NULL, ${now}, pg_current_xact_id(),
+            context ->> 'actor', context ->> 'request_id');
+      ELSE
+        INSERT INTO book_changes (book_id, operation, version, title, author, year, changed_at, xid, actor, request_id)
+          VALUES (NEW.id, CASE TG_OP WHEN 'INSERT' THEN 'created' ELSE 'updated' END, NEW.version, NEW.title,
+            NEW.author, NEW.year, ${now}, pg_current_xact_id(), context ->> 'actor', context ->> 'request_id');
+      END IF;
+      RETURN NULL;
+    END $$`,
+    `CREATE TRIGGER book_changes_log AFTER INSERT OR UPDATE OR DELETE ON books
+      FOR EACH ROW EXECUTE FUNCTION book_changes_log()`,
+    `CREATE FUNCTION book_changes_number(batch integer) RETURNS integer LANGUAGE plpgsql AS $$
+    DECLARE
+      base bigint;
+      numbered integer;
+    BEGIN
+      IF NOT EXISTS (SELECT FROM book_changes WHERE seq IS NULL) THEN
+        RETURN 0;
+      END IF;
+      -- The counter's row lock: one numbering at a time, whoever calls it.
+      SELECT numbered_through INTO base FROM book_change_horizon FOR UPDATE;
+      WITH pending AS (
+        SELECT change_id, row_number() OVER (ORDER BY change_id) AS n FROM book_changes
+        WHERE seq IS NULL ORDER BY change_id LIMIT batch)
+      UPDATE book_changes AS change SET seq = base + pending.n FROM pending
+        WHERE change.change_id = pending.change_id AND change.seq IS NULL;
+      GET DIAGNOSTICS numbered = ROW_COUNT;
+      IF numbered > 0 THEN
+        UPDATE book_change_horizon SET numbered_through = base + numbered;
+        PERFORM pg_notify('book_changes', (base + numbered)::text);
+      END IF;
+      RETURN numbered;
+    END $$`
+  ]
+}
+
+/**
+ * Migration 0008's statements: the column of the change context's `restoredFrom` (`ChangeContext`
+ * in change-log.ts, `CHANGE_CONTEXT_COLUMNS` in change-log-sql.ts) and the index of a book's
+ * history: `(book_id, seq)` on SQLite, `(book_id, change_id)` on PostgreSQL.
+ *
+ * On PostgreSQL the column is filled from the writing transaction's `book_service.change_context`
+ * like the other context fields, by a trigger of its own on `book_changes` (before each row is
+ * inserted, whichever trigger of `books` inserts it), so it does not depend on the body of the
+ * function that writes the rows. A restore is never part of a group insert, so a context that is
+ * an array (one object per row) leaves it null. SQLite's writer stamps it with the other fields.
+ */
+function changeHistory(engine: Engine): string[] {
+  const column = 'ALTER TABLE book_changes ADD COLUMN restored_from integer NULL'
+  // A book's history in change order: `seq` on SQLite; on PostgreSQL `change_id` (migration 0007),
+  // there as soon as the change commits, before the sequencer numbers it (book-history.ts).
+  if (engine === 'sqlite') return [column, 'CREATE INDEX book_changes_book_seq ON book_changes (book_id, seq)']
+  return [
+    column,
+    'CREATE INDEX book_changes_book_change ON book_changes (book_id, change_id)',
+    `CREATE FUNCTION book_changes_restored_from() RETURNS trigger LANGUAGE plpgsql AS $$
+    DECLARE
+      context jsonb := nullif(current_setting('book_service.change_context', true), '')::jsonb;
+    BEGIN
+      IF jsonb_typeof(context) = 'object' THEN
+        NEW.restored_from := (context ->> 'restored_from')::integer;
+      END IF;
+      RETURN NEW;
+    END $$`,
+    `CREATE TRIGGER book_changes_restored_from BEFORE INSERT ON book_changes
+      FOR EACH ROW EXECUTE FUNCTION book_changes_restored_from()`
+  ]
+}
+
+/**
+ * Migration 0010's statements. `webhook_endpoints.position` is the last change-log number the
+ * endpoint is done with (sent or given up); `revision` moves on every change an admin makes, so
+ * the dispatcher's position writes never undo a replay. Secrets are kept as written (`whsec_…`):
+ * an HMAC key must be recoverable to sign; `previous_secret` keeps signing until
+ * `previous_secret_until` (ms since the epoch). Times are ms since the epoch (bigint) on both
+ * engines, but `created_at` (ISO 8601 UTC text, as the API shows it).
+ */
+function webhookSchema(engine: Engine): string[] {
+  const serial = engine === 'postgres' ? 'bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY' : 'INTEGER PRIMARY KEY AUTOINCREMENT'
+  return [
+    `CREATE TABLE webhook_endpoints (
+      id text PRIMARY KEY, url text NOT NULL, events text NOT NULL, description text,
+      enabled integer NOT NULL, disabled_reason text,
+      secret text NOT NULL, previous_secret text, previous_secret_until bigint,
+      created_at text NOT NULL, position bigint NOT NULL, revision integer NOT NULL)`,
+    `CREATE TABLE webhook_deliveries (
+      id ${serial}, endpoint_id text NOT NULL, seq bigint NOT NULL, event text NOT NULL,
+      webhook_id text NOT NULL, attempt integer NOT NULL, status text NOT NULL,
+      http_status integer, error text, at bigint NOT NULL, next_attempt_at bigint)`,
+    'CREATE INDEX webhook_deliveries_endpoint ON webhook_deliveries (endpoint_id, id)',
+    'CREATE TABLE webhook_dispatcher_lease (name text PRIMARY KEY, holder text NOT NULL, expires_at bigint NOT NULL)',
+    "INSERT INTO webhook_dispatcher_lease (name, holder, expires_at) VALUES ('dispatcher', '', 0)"
+  ]
+}
+
+/**
+ * Migration 0009's statements.
+ *
+ * SQLite: `book_search`, an FTS5 table with the trigram tokenizer (case and the diacritics of
+ * `DIACRITIC_LETTERS` ignored), external content `books` (it stores the index only), indexing
+ * `title_folded` and `author_folded`; triggers keep it in step with every insert, update of the
+ * folded columns and delete, in the writing transaction; `rebuild` indexes the books already there.
+ *
+ * PostgreSQL: `book_search_key(text)`, the search form of a folded text (`withoutDiacritics`,
+ * src/book/search.ts: `translate` with the same letters), the stored generated columns
+ * `title_search` and `author_search` (it, of the folded columns), and, when pg_trgm is installed
+ * (0002 installs it when it can), GIN trigram indexes on them. Without pg_trgm a search scans
+ * (same answers).
+ */
+function searchIndexSchema(engine: Engine): string[] {
+  if (engine === 'sqlite') {
+    return [
+      `CREATE VIRTUAL TABLE book_search USING fts5(title_folded, author_folded, content='books', content_rowid='id',
+         tokenize='trigram remove_diacritics 1')`,
+      `CREATE TRIGGER book_search_insert AFTER INSERT ON books BEGIN
+         INSERT INTO book_search(rowid, title_folded, author_folded) VALUES (new.id, new.title_folded, new.author_folded);
+       END`,
+      `CREATE TRIGGER book_search_delete AFTER DELETE ON books BEGIN
+         INSERT INTO book_search(book_search, rowid, title_folded, author_folded) VALUES ('delete', old.id, old.title_folded, old.author_folded);
+       END`,
+      `CREATE TRIGGER book_search_update AFTER UPDATE OF title_folded, author_folded ON books
+         WHEN old.title_folded IS NOT new.title_folded OR old.author_folded IS NOT new.author_folded BEGIN
+         INSERT INTO book_search(book_search, rowid, title_folded, author_folded) VALUES ('delete', old.id, old.title_folded, old.author_folded);
+         INSERT INTO book_search(rowid, title_folded, author_folded) VALUES (new.id, new.title_folded, new.author_folded);
+       END`,
+      `INSERT INTO book_search(book_search) VALUES ('rebuild')`
+    ]
+  }
+  const literal = (text: string) => `'${text.replaceAll("'", "''")}'`
+  return [
+    // A text without any letter beyond ASCII is its own search form: translate (slow with 245 letters) is skipped.
+    `CREATE FUNCTION book_search_key(folded text) RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+       AS $$ SELECT CASE WHEN folded ~ '^[\\x01-\\x7f]*$' THEN folded
+         ELSE translate(folded, ${literal(DIACRITIC_LETTERS)}, ${literal(BASE_LETTERS)}) END $$`,
+    // Stored, so a search reads the search forms instead of computing them for every candidate; PostgreSQL
+    // computes them on every write, an older release's included.
+    `ALTER TABLE books
+       ADD COLUMN title_search text COLLATE "C" GENERATED ALWAYS AS (book_search_key(title_folded)) STORED,
+       ADD COLUMN author_search text COLLATE "C" GENERATED ALWAYS AS (book_search_key(author_folded)) STORED`,
+    `DO $$ BEGIN
+       IF EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm') THEN
+         CREATE INDEX books_title_search_trgm ON books USING gin (title_search gin_trgm_ops);
+         CREATE INDEX books_author_search_trgm ON books USING gin (author_search gin_trgm_ops);
+       ELSE
+         RAISE WARNING 'pg_trgm not installed: GET /books?q= will scan (README "Search")';
+       END IF;
+     END $$`
+  ]
+}
+
+/** The PostgreSQL advisory lock key ("bookchng" in ASCII) of migration 0004's numbering (0007 replaces it). */
 export const CHANGE_LOG_LOCK = 0x626f6f6b63686e67n
 
 /**

@@ -8,6 +8,9 @@ import { sqliteAccountStore } from './sqlite/accounts.js'
 import { openMigrated } from './sqlite/connection.js'
 import { SqliteBookStore } from './sqlite/store.js'
 import { SqliteBookTransfer } from './sqlite/transfer.js'
+import { sqliteWebhookStore } from './sqlite/webhooks.js'
+import { changeLogStatements, type HorizonRow } from './change-log-sql.js'
+import type { WebhookStore } from './webhook-store.js'
 
 /*
  * Where the engine `DATABASE_URL` names is picked: a SQLite file path (or `:memory:`), or a
@@ -112,4 +115,40 @@ export async function openTransfer(config: DatabaseSettings, options: { migrate:
   if (engineOf(url) === 'sqlite') return options.migrate ? SqliteBookTransfer.openMigrated(url) : SqliteBookTransfer.open(url)
   const { PostgresBookTransfer } = await import('./postgres/transfer.js')
   return options.migrate ? PostgresBookTransfer.openMigrated(url, postgresOptions(config, options.onRetry)) : PostgresBookTransfer.open(url)
+}
+
+/** The webhooks of a database opened for them alone, the change log's head, and how to close it. */
+export interface OpenedWebhooks {
+  webhooks: WebhookStore
+  /** The highest change-log number committed so far: a new endpoint's position. */
+  lastSeq(): Promise<number>
+  close(): Promise<void>
+}
+
+/**
+ * Opens the webhook endpoints of the database `DATABASE_URL` names, schema brought up to date,
+ * without the rest of a store: `book-service webhooks`.
+ *
+ * @throws when the storage cannot be opened or migrated.
+ */
+export async function openWebhooks(config: DatabaseSettings, onRetry?: RetryListener): Promise<OpenedWebhooks> {
+  if (engineOf(config.DATABASE_URL) === 'sqlite') {
+    const db = await openMigrated(config.DATABASE_URL)
+    const horizon = db.prepare<[], HorizonRow>(changeLogStatements('sqlite').horizon)
+    return {
+      webhooks: sqliteWebhookStore(db),
+      lastSeq: async () => Number(horizon.get()!.last_seq),
+      close: async () => {
+        db.close()
+      }
+    }
+  }
+  const { openPool, QUERY_TIMEOUT_MS } = await import('./postgres/connection.js')
+  const { postgresWebhookStore } = await import('./postgres/webhooks.js')
+  const pool = await openPool(config.DATABASE_URL, postgresOptions(config, onRetry))
+  return {
+    webhooks: postgresWebhookStore(pool, QUERY_TIMEOUT_MS),
+    lastSeq: async () => Number((await pool.query<HorizonRow>(changeLogStatements('postgres').horizon)).rows[0]!.last_seq),
+    close: () => pool.end()
+  }
 }

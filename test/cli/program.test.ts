@@ -17,7 +17,7 @@ const version = (JSON.parse(readFileSync(new URL('../../package.json', import.me
 const run = runCli
 
 /** Every command of the CLI. */
-const COMMANDS = ['serve', 'token', 'migrate', 'backup', 'restore', 'export', 'import', 'user', 'watch']
+const COMMANDS = ['serve', 'token', 'migrate', 'backup', 'restore', 'export', 'import', 'user', 'watch', 'webhooks', 'history']
 
 const decode = (token: string) => createVerifier({ key: TEST_SECRET, algorithms: ['HS256'] })(token) as Record<string, number | string>
 
@@ -169,7 +169,7 @@ for (const { engine, skip } of engines) {
         [['add', 'eve', '--role', 'root', '--password-stdin'], ACCOUNT_PASSWORD, 'the role must be reader, editor or admin (got "root")'],
         [['add', 'eve', '--role', 'reader', '--password-stdin'], 'too short', 'the password must be 12 to 1024 characters'],
         [['add', 'eve', '--role', 'reader'], undefined, 'no terminal to ask for the password on: give it on standard input with --password-stdin'],
-        [['add', 'a/b', '--role', 'reader', '--password-stdin'], ACCOUNT_PASSWORD, 'the username must be 1 to 64 characters, with no control character, "/", or white space at either end'],
+        [['add', 'a/b', '--role', 'reader', '--password-stdin'], ACCOUNT_PASSWORD, 'the username must be 1 to 64 characters, no white space at either end, no `/`, no control, format or other invisible character (Unicode Cc, Cf, Zl, Zp, default ignorable)'],
         [['set-role', 'nobody', 'reader'], undefined, 'User not found'],
         [['remove', 'nobody'], undefined, 'User not found'],
         [['set-role', 'dana', 'admin'], undefined, ''],

@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict'
+import { connect, type Socket } from 'node:net'
+import { join } from 'node:path'
 import { describe, test } from 'node:test'
-import { authHeaders } from '../support/app.js'
+import { seedSqlite } from '../../bench/seed.js'
+import { authHeaders, signToken } from '../support/app.js'
 import { openFeed, sequences } from '../support/change-feed.js'
+import { eventually } from '../support/client.js'
 import { createPostgresDatabase, engines } from '../support/engines.js'
 import { removeDirectory, startServer, temporaryDirectory, type RunningServer } from '../support/server.js'
 import { describeEachEngineServer } from '../support/suite.js'
@@ -146,6 +150,47 @@ test('[sqlite] WORKERS=2: subscribers on the shared port get every change of a b
     for (const stream of streams.slice(1)) assert.deepEqual(stream, streams[0])
     feeds.forEach((feed) => feed.close())
   } finally {
+    assert.equal(await server.stop(), 0)
+    removeDirectory(directory)
+  }
+})
+
+/** One value of the service's /metrics, e.g. `feed_events_sent_total`. */
+async function metricOf(url: string, name: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text()
+  const line = text.split('\n').find((candidate) => candidate.startsWith(`${name} `))
+  return Number(line?.split(' ')[1])
+}
+
+test('[sqlite] 20 subscribers reading as fast as they can catch up 40,000 changes: the service answers other requests meanwhile, and each gets them all', async () => {
+  const directory = temporaryDirectory()
+  const changes = 40_000
+  const subscribers = 20
+  await seedSqlite(join(directory, 'books.db'), changes)
+  const server = await startServer({ dataDirectory: directory })
+  const sockets: Socket[] = []
+  try {
+    // Raw connections that take every byte as it comes: the service never has to wait for them.
+    // Each with a token of its own subject (FEED_MAX_STREAMS_PER_SUBJECT would refuse some of one).
+    const heads = Array.from({ length: subscribers }, (_, n) => new Promise<void>((resolve) => {
+      const socket = connect(server.port, '127.0.0.1')
+      sockets.push(socket)
+      socket.on('error', () => {})
+      socket.once('data', () => resolve())
+      socket.on('data', () => {})
+      socket.write(`GET /books/changes?after=0 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${signToken({ sub: `reader-${n}` })}\r\n\r\n`)
+      socket.once('data', (chunk: Buffer) => assert.match(chunk.toString('latin1'), /^HTTP\/1\.1 200 /))
+    }))
+    await Promise.all(heads)
+    // Answered while the catch-ups are still running: they yield between pages. A catch-up that
+    // never yields to the event loop sends all 800,000 events before this request is read.
+    const sentMeanwhile = await metricOf(server.url, 'feed_events_sent_total')
+    assert.ok(sentMeanwhile < changes * subscribers, `${sentMeanwhile} events sent before /metrics was answered`)
+    await eventually('every subscriber caught up', async () => (await metricOf(server.url, 'feed_events_sent_total')) >= changes * subscribers, 60_000)
+    assert.equal(await metricOf(server.url, 'feed_events_sent_total'), changes * subscribers)
+    assert.equal(await metricOf(server.url, 'feed_dropped_total'), 0)
+  } finally {
+    for (const socket of sockets) socket.destroy()
     assert.equal(await server.stop(), 0)
     removeDirectory(directory)
   }

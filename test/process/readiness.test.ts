@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
-import { appendFileSync, existsSync, rmSync } from 'node:fs'
+import { appendFileSync, existsSync, rmSync, truncateSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, describe, test } from 'node:test'
 import pg from 'pg'
@@ -93,6 +93,39 @@ describe('a database file removed while the service runs (real process) [sqlite]
     } finally {
       assert.equal(await restarted.stop(), 0)
     }
+  })
+})
+
+describe('a database file emptied while the service runs (real process) [sqlite]', () => {
+  test('truncate -s 0 books.db: reads, writes and /readyz answer 503 (not 500), one log line', async () => {
+    const directory = temporaryDirectory()
+    after(() => removeDirectory(directory))
+    const first = await startServer({ dataDirectory: directory })
+    assert.equal((await post(first, 'one')).status, 201)
+    assert.equal(await first.stop(), 0) // its log checkpointed into books.db and removed
+    const server = await startServer({ dataDirectory: directory })
+    after(() => server.process.exitCode === null && server.process.signalCode === null && server.stop('SIGKILL'))
+    assert.equal((await fetch(`${server.url}/book/1`, { headers: auth })).status, 200)
+    assert.equal(await ready(server), 200)
+
+    truncateSync(join(directory, 'books.db'), 0)
+    for (const path of ['/book/1', '/books', '/books?author=A']) {
+      const response = await fetch(`${server.url}${path}`, { headers: auth })
+      assert.deepEqual({ status: response.status, body: await response.json() }, { status: 503, body: unavailable }, path)
+    }
+    assert.deepEqual(await post(server, 'after the truncation'), { status: 503, body: unavailable })
+    assert.equal(await ready(server), 503)
+    const login = await fetch(`${server.url}/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'admin', password: 'wrong password' })
+    })
+    assert.equal(login.status, 503)
+    const lines = () => server.stdout().split('\n').filter((line) => line.includes('is damaged') && line.includes('"level":50'))
+    assert.ok(await eventually(async () => lines().length > 0), server.stdout())
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    assert.equal(lines().length, 1, server.stdout())
+    assert.equal(await ready(server), 503, 'still not ready')
   })
 })
 

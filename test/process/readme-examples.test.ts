@@ -8,8 +8,8 @@ import { removeDirectory, startServer, temporaryDirectory, type RunningServer } 
 /**
  * The README's curl examples, run one after the other on a new data folder exactly as
  * written (only `localhost:8080` becomes the test server's address), print exactly what the
- * README shows: the walk-through, the paging examples (their `# …` comments), the paging loop
- * and the `ETag` example. Needs bash and curl; skipped per test, with the reason, without them.
+ * README shows: the walk-through, the paging examples (their `# …` comments), the paging loop,
+ * the `ETag` example and the history and restore example. Needs bash and curl; skipped per test, with the reason, without them.
  */
 const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
 const tools = ['bash', 'curl'].filter((tool) => spawnSync(tool, ['--version']).status !== 0)
@@ -46,15 +46,16 @@ describe('README examples', () => {
     const filters = example('author=herbert&sort=-year')
     const loop = example('next="/books?limit=1"')
     const etag = example('ETAG=$(curl')
-    const script = [walk, filters, loop, etag].map((part) => part.script).join('').replaceAll('localhost:8080', `127.0.0.1:${server.port}`)
+    const history = example('/book/1/history?limit=2')
+    const script = [walk, filters, loop, etag, history].map((part) => part.script).join('').replaceAll('localhost:8080', `127.0.0.1:${server.port}`)
     const output = execFileSync('bash', ['-e', '-c', script], {
       cwd: directory,
       encoding: 'utf8',
       env: { PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}` }
     })
     const comments = filters.script.split('\n').filter((line) => line.startsWith('# ')).map((line) => `${line.slice(2)}\n`).join('')
-    assert.ok(walk.shown && loop.shown && etag.shown, 'each example shows its output')
+    assert.ok(walk.shown && loop.shown && etag.shown && history.shown, 'each example shows its output')
     // Header lines that grep prints end in CR LF as HTTP sends them; a terminal shows them the same.
-    assert.equal(output.replaceAll('\r\n', '\n'), walk.shown + comments + loop.shown + etag.shown)
+    assert.equal(output.replaceAll('\r\n', '\n'), walk.shown + comments + loop.shown + etag.shown + history.shown)
   })
 })

@@ -137,6 +137,34 @@ describeEachEngine('accounts and roles', ({ app, withFreshApp }) => {
     }
   })
 
+  test('look-alike usernames: format, control and other invisible characters are refused with 400 Invalid input, nothing stored', async () => {
+    const admin = { ...authHeaders(signToken()), 'content-type': 'application/json' }
+    const lookAlikes = [
+      'ad\u200bmin', // zero-width space (Cf)
+      '\u202enimda', // right-to-left override (Cf)
+      'ad\u200dmin', // zero-width joiner (Cf)
+      'admin\ufeff', // byte order mark (Cf)
+      'ad\u00admin', // soft hyphen (Cf)
+      'ad\u2060min', // word joiner (Cf)
+      'ad\u0085min', // next line (Cc)
+      'ad\u2028min', // line separator (Zl)
+      'ad\u3164min', // Hangul filler (default ignorable)
+      'ad\ufe0fmin', // variation selector (default ignorable)
+      'ad\u{e0061}min' // tag character (Cf, outside the BMP)
+    ]
+    for (const username of lookAlikes) {
+      const response = await app().inject({ method: 'POST', url: '/users', headers: admin, payload: { username, password: ACCOUNT_PASSWORD, role: 'admin' } })
+      assert.deepEqual({ status: response.statusCode, body: response.json() }, { status: 400, body: { status: 400, message: 'Invalid input', data: null } }, JSON.stringify(username))
+    }
+    const names: string[] = (await app().inject({ url: '/users', headers: admin })).json().data.map((account: { username: string }) => account.username)
+    assert.deepEqual(names.filter((name) => lookAlikes.includes(name)), [])
+    // Letters of any script, inner spaces and emoji stay accepted.
+    for (const username of ['Zoë Ång', '日本語', 'dj 😀']) {
+      const response = await app().inject({ method: 'POST', url: '/users', headers: admin, payload: { username, password: ACCOUNT_PASSWORD, role: 'reader' } })
+      assert.equal(response.statusCode, 201, username)
+    }
+  })
+
   test('the last admin cannot be deleted or demoted (409); with a second admin it can', async () => {
     await withFreshApp(async (fresh) => {
       const admin = authHeaders(signToken())

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { trimThrough } from '../../src/storage/change-log-retention.js'
+import { loadConfig } from '../../src/config.js'
+import { DEFAULT_RETENTION, trimThrough } from '../../src/storage/change-log-retention.js'
 
 const NOW = Date.parse('2026-06-01T12:00:00.000Z')
 /** A row committed `secondsAgo` before {@link NOW}. */
@@ -25,5 +26,21 @@ describe('which rows a retention step removes', () => {
 
   test('an empty log: nothing', () => {
     assert.equal(trimThrough([], 0, NOW, { maxAgeSeconds: 1, maxRows: 1 }), 0)
+  })
+})
+
+describe('the retention a history needs (README "History and restore")', () => {
+  test('maxRows 0: no limit by count, only age removes rows', () => {
+    const oldest = [row(1, 7200), row(2, 10), row(3, 10)]
+    assert.equal(trimThrough(oldest, 3_000_000_000, NOW, { maxAgeSeconds: 3600, maxRows: 0 }), 1)
+    assert.equal(trimThrough([row(1, 10)], 5_000_000_000, NOW, { maxAgeSeconds: 3600, maxRows: 0 }), 0)
+  })
+
+  test('the defaults keep a change of 365 days ago, whatever the number of changes since', () => {
+    const yearAgo = [row(1, 365 * 86_400), row(2, 365 * 86_400)]
+    assert.equal(trimThrough(yearAgo, 10_000_000_000, NOW, DEFAULT_RETENTION), 0)
+    assert.equal(trimThrough([row(1, 367 * 86_400)], 1, NOW, DEFAULT_RETENTION), 1)
+    const config = loadConfig({}, false)
+    assert.deepEqual({ maxAgeSeconds: config.CHANGE_LOG_MAX_AGE, maxRows: config.CHANGE_LOG_MAX_ROWS }, DEFAULT_RETENTION)
   })
 })

@@ -9,6 +9,7 @@ import { SqliteBookStore } from '../../src/storage/sqlite/store.js'
 import { eventually } from '../support/client.js'
 import { createPostgresDatabase, engines } from '../support/engines.js'
 import { removeDirectory, temporaryDirectory } from '../support/server.js'
+import { UNKNOWN_CHANGE_CONTEXT } from '../../src/storage/change-log.js'
 
 /** A database of `engine` of its own, and how to open stores on it (two stores: two processes or instances). */
 async function database(engine: Engine): Promise<{ open: (options?: ChangeLogOptions) => Promise<BookStore>; drop: () => Promise<void> }> {
@@ -22,6 +23,14 @@ async function database(engine: Engine): Promise<{ open: (options?: ChangeLogOpt
     open: (options) => PostgresBookStore.open(scratch.url, { poolSize: 4, startupTimeoutMs: 0, ...options }),
     drop: () => scratch.drop()
   }
+}
+
+/**
+ * Waits until the log's numbers reach `lastSeq`: PostgreSQL numbers committed changes shortly
+ * after their commit (README "Change log"), SQLite at the commit itself.
+ */
+async function numberedThrough(store: BookStore, lastSeq: number): Promise<void> {
+  await eventually(`change ${lastSeq} numbered`, async () => (await store.changes.horizon()).lastSeq >= lastSeq, 5000)
 }
 
 for (const { engine, skip } of engines) {
@@ -41,12 +50,13 @@ for (const { engine, skip } of engines) {
     test('a row per create, update and delete, with the version and the book after it, in order', async () => {
       const [store] = await openTwo()
       assert.deepEqual(await store.changes.horizon(), { trimmedThrough: 0, lastSeq: 0 })
-      const book = await store.create({ title: 'Dune', author: 'Frank Herbert', year: 1965 })
-      await store.update(book.id, { title: 'Dune Messiah' })
-      assert.equal(await store.updateIfVersion(book.id, 1, { year: 1 }), 'stale')
-      await store.updateIfVersion(book.id, 2, { year: 1969 })
-      assert.equal(await store.delete(book.id), true)
-      assert.equal(await store.delete(book.id), false)
+      const book = await store.create({ title: 'Dune', author: 'Frank Herbert', year: 1965 }, UNKNOWN_CHANGE_CONTEXT)
+      await store.update(book.id, { title: 'Dune Messiah' }, UNKNOWN_CHANGE_CONTEXT)
+      assert.equal(await store.updateIfVersion(book.id, 1, { year: 1 }, UNKNOWN_CHANGE_CONTEXT), 'stale')
+      await store.updateIfVersion(book.id, 2, { year: 1969 }, UNKNOWN_CHANGE_CONTEXT)
+      assert.equal(await store.delete(book.id, UNKNOWN_CHANGE_CONTEXT), true)
+      assert.equal(await store.delete(book.id, UNKNOWN_CHANGE_CONTEXT), false)
+      await numberedThrough(store, 4)
       const changes = await store.changes.changesAfter(0, 100)
       assert.deepEqual(
         changes.map(({ seq, bookId, operation, version, book }) => ({ seq, bookId, operation, version, book })),
@@ -67,20 +77,22 @@ for (const { engine, skip } of engines) {
 
     test('writes refused by their version leave no row, the others of their batch have theirs', async () => {
       const [store] = await openTwo()
-      const books = await Promise.all([1, 2, 3].map((n) => store.create({ title: `T${n}`, author: 'A', year: 2000 + n })))
+      const books = await Promise.all([1, 2, 3].map((n) => store.create({ title: `T${n}`, author: 'A', year: 2000 + n }, UNKNOWN_CHANGE_CONTEXT)))
       const results = await Promise.all([
-        store.deleteIfVersion(books[0]!.id, 7),
-        store.deleteIfVersion(books[1]!.id, 1),
-        store.updateIfVersion(books[2]!.id, 1, { title: 'T3b' })
+        store.deleteIfVersion(books[0]!.id, 7, UNKNOWN_CHANGE_CONTEXT),
+        store.deleteIfVersion(books[1]!.id, 1, UNKNOWN_CHANGE_CONTEXT),
+        store.updateIfVersion(books[2]!.id, 1, { title: 'T3b' }, UNKNOWN_CHANGE_CONTEXT)
       ])
       assert.deepEqual(results.map((result) => (typeof result === 'string' ? result : 'updated')), ['stale', 'deleted', 'updated'])
+      await numberedThrough(store, 5)
+      assert.equal((await store.changes.numberingLag?.())?.waiting ?? 0, 0)
       const operations = (await store.changes.changesAfter(3, 100)).map((change) => [change.bookId, change.operation])
       assert.deepEqual(operations.sort(), [[books[1]!.id, 'deleted'], [books[2]!.id, 'updated']].sort())
     })
 
     test('retention removes the oldest rows beyond the limit, and the horizon says so', async () => {
       const [store] = await openTwo({ retention: { maxAgeSeconds: 3600, maxRows: 5 }, trimIntervalMs: 50 })
-      for (let n = 0; n < 12; n++) await store.create({ title: `T${n}`, author: 'A', year: 2000 })
+      for (let n = 0; n < 12; n++) await store.create({ title: `T${n}`, author: 'A', year: 2000 }, UNKNOWN_CHANGE_CONTEXT)
       await eventually('the trim', async () => (await store.changes.horizon()).trimmedThrough === 7)
       assert.deepEqual(await store.changes.horizon(), { trimmedThrough: 7, lastSeq: 12 })
       assert.deepEqual((await store.changes.changesAfter(0, 100)).map((change) => change.seq), [8, 9, 10, 11, 12])
@@ -88,13 +100,13 @@ for (const { engine, skip } of engines) {
 
     test('retention by age: rows older than the limit go, the numbers are never reused', async () => {
       const [store] = await openTwo({ retention: { maxAgeSeconds: 0, maxRows: 1000 }, trimIntervalMs: 50 })
-      for (let n = 0; n < 3; n++) await store.create({ title: `T${n}`, author: 'A', year: 2000 })
+      for (let n = 0; n < 3; n++) await store.create({ title: `T${n}`, author: 'A', year: 2000 }, UNKNOWN_CHANGE_CONTEXT)
       await eventually('the trim', async () => (await store.changes.horizon()).trimmedThrough === 3)
       assert.deepEqual(await store.changes.changesAfter(0, 100), [])
       assert.deepEqual(await store.changes.horizon(), { trimmedThrough: 3, lastSeq: 3 })
-      await store.create({ title: 'T4', author: 'A', year: 2000 })
-      const [next] = await store.changes.changesAfter(0, 100)
-      assert.equal(next?.seq ?? 4, 4)
+      await store.create({ title: 'T4', author: 'A', year: 2000 }, UNKNOWN_CHANGE_CONTEXT)
+      await numberedThrough(store, 4)
+      assert.equal((await store.changes.horizon()).lastSeq, 4)
     })
 
     test('onChanges wakes a listener of another store (process, instance) within a second', async () => {
@@ -103,14 +115,15 @@ for (const { engine, skip } of engines) {
       const stop = reader.changes.onChanges(() => woken++)
       await new Promise((resolve) => setTimeout(resolve, 300)) // the listener is set up
       const start = Date.now()
-      await writer.create({ title: 'Wake', author: 'Up', year: 2000 })
+      await writer.create({ title: 'Wake', author: 'Up', year: 2000 }, UNKNOWN_CHANGE_CONTEXT)
       await eventually('the wake-up', async () => woken > 0, 1000)
       assert.ok(Date.now() - start < 1000)
       stop()
       const before = woken
-      await writer.create({ title: 'Quiet', author: 'Now', year: 2000 })
+      await writer.create({ title: 'Quiet', author: 'Now', year: 2000 }, UNKNOWN_CHANGE_CONTEXT)
       await new Promise((resolve) => setTimeout(resolve, 400))
       assert.equal(woken, before, 'no call after stop()')
+      await numberedThrough(reader, 2)
       assert.equal((await reader.changes.changesAfter(0, 10)).length, 2)
     })
   })

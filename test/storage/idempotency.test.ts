@@ -9,6 +9,7 @@ import { SqliteBookStore } from '../../src/storage/sqlite/store.js'
 import { dune } from '../support/books.js'
 import { createPostgresDatabase, postgresSkipReason } from '../support/engines.js'
 import { removeDirectory, temporaryDirectory } from '../support/server.js'
+import { UNKNOWN_CHANGE_CONTEXT } from '../../src/storage/change-log.js'
 
 /** A claim for `key` made at `nowMs` (ms since the epoch). */
 function claimAt(key: string, nowMs: number, fingerprint = 'f1'): IdempotencyClaim {
@@ -27,22 +28,22 @@ function claimAt(key: string, nowMs: number, fingerprint = 'f1'): IdempotencyCla
  */
 async function assertSharedAndExpiring(first: BookStore, second: BookStore) {
   const now = Date.now()
-  const created = await first.createIdempotent(dune, claimAt('k', now))
+  const created = await first.createIdempotent(dune, claimAt('k', now), UNKNOWN_CHANGE_CONTEXT)
   assert.equal(created.outcome, 'created')
   // Another instance: the first answer, nothing created.
-  assert.deepEqual(await second.createIdempotent(dune, claimAt('k', now + 1000)), { ...created, outcome: 'replayed' })
-  assert.deepEqual(await second.createIdempotent(dune, claimAt('k', now + 1000, 'f2')), { outcome: 'reused' })
+  assert.deepEqual(await second.createIdempotent(dune, claimAt('k', now + 1000), UNKNOWN_CHANGE_CONTEXT), { ...created, outcome: 'replayed' })
+  assert.deepEqual(await second.createIdempotent(dune, claimAt('k', now + 1000, 'f2'), UNKNOWN_CHANGE_CONTEXT), { outcome: 'reused' })
   // 24 h later the key is free again: a new book, and its answer replaces the old one.
   const later = now + IDEMPOTENCY_TTL_MS + 1000
-  const again = await second.createIdempotent(dune, claimAt('k', later, 'f2'))
+  const again = await second.createIdempotent(dune, claimAt('k', later, 'f2'), UNKNOWN_CHANGE_CONTEXT)
   assert.equal(again.outcome, 'created')
   assert.ok(again.outcome === 'created' && created.outcome === 'created' && again.book.id > created.book.id)
-  assert.deepEqual(await first.createIdempotent(dune, claimAt('k', later + 1, 'f2')), { ...again, outcome: 'replayed' })
+  assert.deepEqual(await first.createIdempotent(dune, claimAt('k', later + 1, 'f2'), UNKNOWN_CHANGE_CONTEXT), { ...again, outcome: 'replayed' })
   // The trim removes what expired and keeps the rest.
-  await first.createIdempotent(dune, claimAt('old', now - IDEMPOTENCY_TTL_MS - 5000))
+  await first.createIdempotent(dune, claimAt('old', now - IDEMPOTENCY_TTL_MS - 5000), UNKNOWN_CHANGE_CONTEXT)
   assert.equal(await first.trimIdempotencyKeys(new Date(now - IDEMPOTENCY_TTL_MS).toISOString()), 1)
   assert.equal(await first.trimIdempotencyKeys(new Date(now - IDEMPOTENCY_TTL_MS).toISOString()), 0)
-  assert.equal((await first.createIdempotent(dune, claimAt('k', later + 2, 'f2'))).outcome, 'replayed')
+  assert.equal((await first.createIdempotent(dune, claimAt('k', later + 2, 'f2'), UNKNOWN_CHANGE_CONTEXT)).outcome, 'replayed')
 }
 
 describe('Idempotency-Key answers in the database', () => {
@@ -74,9 +75,9 @@ describe('Idempotency-Key answers in the database', () => {
       await holder.connect()
       await holder.query('BEGIN')
       await holder.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', ['"alice"\nbusy'])
-      assert.deepEqual(await first.createIdempotent(dune, claimAt('busy', Date.now())), { outcome: 'inProgress' })
+      assert.deepEqual(await first.createIdempotent(dune, claimAt('busy', Date.now()), UNKNOWN_CHANGE_CONTEXT), { outcome: 'inProgress' })
       await holder.query('COMMIT')
-      assert.equal((await first.createIdempotent(dune, claimAt('busy', Date.now()))).outcome, 'created')
+      assert.equal((await first.createIdempotent(dune, claimAt('busy', Date.now()), UNKNOWN_CHANGE_CONTEXT)).outcome, 'created')
     } finally {
       await holder.end()
       await first.close()

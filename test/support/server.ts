@@ -63,6 +63,8 @@ export async function startServer(options: {
   onOutput?: (text: string) => void
   /** What node runs (default: the server entry); e.g. `[CLI_ENTRY, 'serve']`. */
   command?: string[]
+  /** The Node.js that runs it (default: the one running the tests). */
+  node?: string
   /** Internal: which try this is after a port clash (at most 3). */
   attempt?: number
 }): Promise<RunningServer> {
@@ -77,7 +79,7 @@ export async function startServer(options: {
     LOG_LEVEL: 'info',
     ...options.env
   }
-  const child = spawn(process.execPath, options.command ?? [SERVER_ENTRY], {
+  const child = spawn(options.node ?? process.execPath, options.command ?? [SERVER_ENTRY], {
     cwd: options.dataDirectory,
     env,
     stdio: ['ignore', 'pipe', 'pipe']

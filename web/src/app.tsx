@@ -9,7 +9,12 @@ import { strings } from './strings/index.js'
 import { UiContext, type Ui } from './ui/context.js'
 import { AccountsView } from './views/accounts/accounts-view.js'
 import { BooksView } from './views/books/books-view.js'
+import { OwnPassword } from './views/own-password.js'
 import { SignIn } from './views/sign-in.js'
+import { WebhooksView } from './views/webhooks/webhooks-view.js'
+
+/** How long a status message stays before it clears itself, in milliseconds. */
+export const STATUS_MS = 8000
 
 /** Longest delay a browser timer takes (about 24.8 days); a later expiry is checked again then. */
 const LONGEST_TIMER_MS = 2 ** 31 - 1
@@ -55,33 +60,72 @@ export function App() {
       />
     )
   }
-  return <SignedIn session={session} endSession={endSession} />
+  return (
+    <SignedIn
+      session={session}
+      endSession={endSession}
+      replaceToken={(token) => {
+        keepToken(token)
+        setSession(sessionOf(token))
+      }}
+    />
+  )
 }
 
 /** The title of each view (the heading, the document's title, the navigation). */
 const VIEW_TITLES: Record<View, string> = {
   books: strings.nav.books,
   accounts: strings.nav.accounts,
-  transfer: strings.nav.transfer
+  transfer: strings.nav.transfer,
+  webhooks: strings.nav.webhooks
 }
 
-/** The signed-in page: header with navigation and the session, the current view, the status line. */
-function SignedIn({ session, endSession }: { session: Session; endSession: (message: string) => void }) {
+/** Props of {@link SignedIn}. */
+interface SignedInProps {
+  session: Session
+  endSession: (message: string) => void
+  /** The session goes on with a new token (after changing one's own password). */
+  replaceToken: (token: string) => void
+}
+
+/**
+ * The signed-in page: header with navigation (and the API document, `/docs`) and the session
+ * (changing one's own password, signing out), the current view, the status line.
+ */
+function SignedIn({ session, endSession, replaceToken }: SignedInProps) {
+  const [changingPassword, setChangingPassword] = useState(false)
+  const passwordDialogOpen = useRef(false)
+  passwordDialogOpen.current = changingPassword
   const [route, navigate] = useRoute()
-  const [status, setStatus] = useState('')
+  // Each message with a serial number: the same text announced again restarts its wait.
+  const [status, setStatus] = useState({ text: '', serial: 0 })
+  const announce = useCallback((text: string) => setStatus((previous) => ({ text, serial: previous.serial + 1 })), [])
+  // A message clears itself after STATUS_MS (a newer one restarts the wait), and on moving to another view.
+  useEffect(() => {
+    if (status.text === '') return undefined
+    const timer = setTimeout(() => announce(''), STATUS_MS)
+    return () => clearTimeout(timer)
+  }, [status])
   const caller = useMemo<Caller>(() => ({ token: session.token, onUnauthorized: () => endSession(strings.session.ended) }), [session])
-  const feed = useChangeFeed(session.token, () => endSession(strings.session.ended))
+  // Changing one's own password revokes the token the feed streams with: its 401 then is expected
+  // (the page signs in again with the new password), not the session's end.
+  const feed = useChangeFeed(session.token, () => {
+    if (!passwordDialogOpen.current) endSession(strings.session.ended)
+  })
   const ui = useMemo<Ui>(
-    () => ({ session, caller, announce: setStatus, subscribe: feed.subscribe, feedState: feed.state }),
+    () => ({ session, caller, announce, subscribe: feed.subscribe, feedState: feed.state }),
     [session, caller, feed.state]
   )
-  const views: View[] = ['books', ...(session.rights.admin ? ['accounts' as const] : []), ...(session.rights.write ? ['transfer' as const] : [])]
+  const views: View[] = ['books', ...(session.rights.admin ? ['accounts' as const] : []), ...(session.rights.write ? ['transfer' as const] : []), ...(session.rights.admin ? ['webhooks' as const] : [])]
 
   // Focus the new view's heading when the person moves between views (not on the first render).
   const shownView = useRef(route.view)
   useEffect(() => {
     document.title = `${VIEW_TITLES[route.view]} – ${strings.appName}`
-    if (shownView.current !== route.view) document.querySelector<HTMLElement>('main h1')?.focus()
+    if (shownView.current !== route.view) {
+      document.querySelector<HTMLElement>('main h1')?.focus()
+      announce('')
+    }
     shownView.current = route.view
   }, [route.view])
 
@@ -104,8 +148,16 @@ function SignedIn({ session, endSession }: { session: Session; endSession: (mess
           </ul>
         </nav>
         <div class="session">
+          <a class="api-docs" href="/docs">
+            {strings.apiDocs}
+          </a>
           <span class={`live live-${feed.state}`}>{liveText(feed.state)}</span>
           <span class="who">{strings.session.signedInAs(session.username || '—', session.role ?? strings.session.roleFull)}</span>
+          {session.username && (
+            <button type="button" onClick={() => setChangingPassword(true)}>
+              {strings.ownPassword.open}
+            </button>
+          )}
           <button type="button" onClick={() => endSession(strings.session.signedOut)}>
             {strings.session.signOut}
           </button>
@@ -119,8 +171,19 @@ function SignedIn({ session, endSession }: { session: Session; endSession: (mess
         )}
         <CurrentView route={route} navigate={navigate} allowed={views.includes(route.view)} />
       </main>
-      <p class="status-line" role="status">
-        {status}
+      {changingPassword && (
+        <OwnPassword
+          onClose={() => setChangingPassword(false)}
+          onChanged={(token) => {
+            setChangingPassword(false)
+            replaceToken(token)
+            announce(strings.ownPassword.changed)
+          }}
+        />
+      )}
+      {/* Always in the page (empty: no height), so screen readers announce each new message politely. */}
+      <p class="status-line" role="status" aria-live="polite" aria-atomic="true">
+        {status.text}
       </p>
     </UiContext.Provider>
   )
@@ -150,6 +213,7 @@ function CurrentView({ route, navigate, allowed }: { route: Route; navigate: (ro
     )
   }
   if (route.view === 'accounts') return <AccountsView />
+  if (route.view === 'webhooks') return <WebhooksView />
   if (route.view === 'transfer') {
     return Transfer ? (
       <Transfer />

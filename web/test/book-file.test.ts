@@ -104,6 +104,22 @@ describe('import and export files, as the command line reads and writes them', (
     )
   })
 
+  test('CSV formula injection: the page escapes titles and authors as the command line does, and reads its export back exactly (fast-check)', () => {
+    assert.equal(
+      formatBooks([{ id: 1, title: '=1+1', author: "'@x", year: 1 }], 'csv'),
+      `id,title,author,year\r\n1,"'=1+1","''@x",1\r\n`
+    )
+    const text = fc.string({ unit: fc.constantFrom('=', '+', '-', '@', '\t', '\r', "'", '"', ',', 'a', ' '), minLength: 1, maxLength: 8 })
+    fc.assert(
+      fc.property(fc.array(fc.record({ title: text, author: text }), { minLength: 1, maxLength: 6 }), (texts) => {
+        const books = texts.map((fields, index) => ({ id: index + 1, ...fields, year: 1965 }))
+        const rows = readRows(formatBooks(books, 'csv'), 'csv')
+        assert.deepEqual(rows.map((row) => ('value' in row ? row.value : row)), books)
+      }),
+      { numRuns: 300 }
+    )
+  })
+
   test('the format from the name, else from the content', () => {
     assert.equal(formatOf('books.CSV', '{'), 'csv')
     assert.equal(formatOf('books.jsonl', 'title'), 'ndjson')

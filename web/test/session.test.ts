@@ -34,7 +34,8 @@ describe('account rules from the API schema', () => {
     const validate = new Ajv().compile(AccountInput)
     const text = fc.oneof(
       fc.string({ unit: 'binary', maxLength: 70 }),
-      fc.constantFrom('', ' alice', 'alice ', 'al/ice', 'a\u0007b', 'x'.repeat(64), 'x'.repeat(65), 'a\ud800', 'p'.repeat(11), 'p'.repeat(1024), 'p'.repeat(1025))
+      fc.constantFrom('', ' alice', 'alice ', 'al/ice', 'a\u0007b', 'x'.repeat(64), 'x'.repeat(65), 'a\ud800', 'p'.repeat(11), 'p'.repeat(1024), 'p'.repeat(1025)),
+      fc.constantFrom('ad\u200bmin', '\u202enimda', 'admin\ufeff', 'ad\u3164min', 'ad\u{e0061}min', 'Zoë', 'dj 😀')
     )
     fc.assert(
       fc.property(text, text, (username, password) => {
@@ -42,5 +43,11 @@ describe('account rules from the API schema', () => {
       }),
       { numRuns: 2000 }
     )
+  })
+
+  test('look-alike usernames (zero-width space, right-to-left override) are refused by the page as by the API', () => {
+    assert.equal(validUsername('admin'), true)
+    assert.equal(validUsername('ad\u200bmin'), false)
+    assert.equal(validUsername('\u202enimda'), false)
   })
 })

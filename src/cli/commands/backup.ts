@@ -4,6 +4,7 @@ import { backupPostgres } from '../../storage/postgres/backup.js'
 import { BackupError, backupSqlite } from '../../storage/sqlite/backup.js'
 import { configOrExit, fail } from '../exit.js'
 import { CONFIGURATION_HELP } from '../help.js'
+import { bookCount } from '../progress.js'
 
 /** Exit code when the command does not apply to the configured engine (PostgreSQL without pg_dump). */
 export const EXIT_NOT_SUPPORTED = 2
@@ -20,7 +21,7 @@ async function backup(file: string): Promise<void> {
   try {
     if (engineOf(config.DATABASE_URL) === 'sqlite') {
       const books = await backupSqlite(config.DATABASE_URL, file)
-      process.stdout.write(`book-service: backup of ${books} books written to ${file} (integrity ok)\n`)
+      process.stdout.write(`book-service: backup of ${bookCount(books)} written to ${file} (integrity ok)\n`)
       return
     }
     const outcome = await backupPostgres(config.DATABASE_URL, file)

@@ -3,16 +3,19 @@ import { Command } from 'commander'
 import { checkRow } from '../../book/validation.js'
 import { REPORTED_CONFLICTS, type ImportRow } from '../../storage/book-transfer.js'
 import { openTransfer } from '../../storage/open.js'
-import { BookFileError, describeProblem, formatOfName, formatOption, readRows, type BookFileFormat } from '../book-file.js'
+import { BookFileError, describeProblem, formatOfName, formatOption, readEveryRow, readRows, type BookFileFormat } from '../book-file.js'
 import { configOrExit, fail, openOrExit, reportRetry } from '../exit.js'
 import { CONFIGURATION_HELP } from '../help.js'
-import { progressLine } from '../progress.js'
+import { bookCount, progressLine } from '../progress.js'
 
 /** Options of `book-service import`. */
 export interface ImportOptions {
   format?: BookFileFormat
   keepIds?: boolean
 }
+
+/** What the change-log rows of an import record (README "Change log"): the command, no request. */
+const IMPORT_CONTEXT = { actor: 'book-service import', requestId: null }
 
 /** Rows per batch written to the database (one multi-row statement on PostgreSQL). */
 const BATCH_ROWS = 1000
@@ -42,7 +45,7 @@ async function validate(file: string, format: BookFileFormat, keepIds: boolean):
   let rows = 0
   let maxId = 0
   const progress = progressLine('checking')
-  for await (const item of readRows(file, format)) {
+  for await (const item of readEveryRow(file, format)) {
     const checked = 'problem' in item ? describeProblem(item.problem) : checkRow(item.value, keepIds)
     if (typeof checked === 'string') {
       if (refusals.length < REPORTED_CONFLICTS) refusals.push({ line: item.line, problem: checked })
@@ -103,7 +106,7 @@ async function importBooks(file: string, options: ImportOptions): Promise<void> 
   )
   let outcome
   try {
-    outcome = await transfer.store(batches(file, format, keepIds), { keepIds, maxId: checked.maxId })
+    outcome = await transfer.store(batches(file, format, keepIds), { keepIds, maxId: checked.maxId }, IMPORT_CONTEXT)
   } catch (error) {
     fail(`import failed, nothing was stored: ${(error as Error).message}`)
   } finally {
@@ -113,7 +116,7 @@ async function importBooks(file: string, options: ImportOptions): Promise<void> 
     const refusals = outcome.conflicts.map(({ line, id }) => ({ line, problem: `id ${id} is already taken` }))
     refuse(file, refusals, outcome.conflictCount, outcome.conflictCount === 1 ? 'row with a taken id' : 'rows with a taken id')
   }
-  process.stdout.write(`book-service: stored ${outcome.stored} books from ${file}\n`)
+  process.stdout.write(`book-service: stored ${bookCount(outcome.stored)} from ${file}\n`)
 }
 
 /** `book-service import FILE`: {@link importBooks}. */

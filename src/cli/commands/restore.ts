@@ -3,6 +3,7 @@ import { engineOf } from '../../storage/engine.js'
 import { BackupError, restoreSqlite } from '../../storage/sqlite/backup.js'
 import { configOrExit, fail } from '../exit.js'
 import { CONFIGURATION_HELP } from '../help.js'
+import { bookCount } from '../progress.js'
 import { EXIT_NOT_SUPPORTED } from './backup.js'
 
 /**
@@ -20,7 +21,7 @@ async function restore(file: string): Promise<void> {
   try {
     const { books, previous } = await restoreSqlite(config.DATABASE_URL, file)
     const kept = previous ? `; the previous database is kept as ${previous}` : ''
-    process.stdout.write(`book-service: restored ${books} books from ${file} into ${config.DATABASE_URL}${kept}\n`)
+    process.stdout.write(`book-service: restored ${bookCount(books)} from ${file} into ${config.DATABASE_URL}${kept}\n`)
   } catch (error) {
     fail(error instanceof BackupError ? `restore refused: ${error.message}` : `restore failed: ${(error as Error).message}`)
   }

@@ -12,7 +12,7 @@ import { CONFIGURATION_HELP } from '../help.js'
  *
  * With `WORKERS` > 1 this process becomes the cluster primary (cli/workers/primary.ts), and each
  * worker it forks runs this same start-up, listening on the primary's port; a worker also stops
- * when it loses its primary.
+ * when it loses its primary (killed, crashed): no new connection, its in-flight requests answered.
  */
 export async function serve(): Promise<void> {
   const config = configOrExit()
@@ -57,13 +57,28 @@ export async function serve(): Promise<void> {
       }
     )
   }
-  process.once('SIGTERM', stop)
-  process.once('SIGINT', stop)
-  // A worker whose primary is gone gets no more connections (the primary holds the port).
-  if (cluster.isWorker) process.once('disconnect', () => stop('disconnect'))
+  // `on`, not `once`: a repeated signal (systemd signals the whole unit, a re-run's parent
+  // forwards it too) must not cut the clean stop short.
+  process.on('SIGTERM', stop)
+  process.on('SIGINT', stop)
+  if (cluster.isWorker) {
+    // A worker whose primary is gone (killed, crashed) stops as on SIGTERM: it closes its copy of
+    // the listening socket and finishes the requests it is answering. Node's cluster would end it
+    // at once on that disconnect, resetting them, unless the disconnect is marked as expected.
+    cluster.worker!.exitedAfterDisconnect = true
+    // Its stderr is a pipe to the primary, closed now: a write there must not end the process.
+    process.once('disconnect', () => {
+      process.stderr.on('error', () => {})
+      stop('disconnect')
+    })
+  }
 
   try {
-    await app.listen({ port: config.PORT, host: config.HOST })
+    // A queue of connections not yet accepted as long as MAX_CONNECTIONS (the kernel caps it at
+    // net.core.somaxconn; Node's default is 511): a burst of connections, a flood of them
+    // included, waits to be accepted instead of having its SYNs dropped, which a client would only
+    // retry after 1, 3, 7… s.
+    await app.listen({ port: config.PORT, host: config.HOST, backlog: Math.min(config.MAX_CONNECTIONS, 65_535) })
   } catch (error) {
     await app.close()
     fail(`cannot listen on ${config.HOST}:${config.PORT}: ${(error as Error).message}`)

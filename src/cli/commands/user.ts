@@ -3,7 +3,7 @@ import { Writable } from 'node:stream'
 import { Command } from 'commander'
 import type { TSchema } from 'typebox'
 import Value from 'typebox/value'
-import { Password, RoleName, Username, type Role } from '../../account/schema.js'
+import { Password, RoleName, Username, USERNAME_RULE, type Role } from '../../account/schema.js'
 import { hashPassword } from '../../auth/password.js'
 import { Messages } from '../../http/messages.js'
 import { LAST_ADMIN, type AccountStore } from '../../storage/account-store.js'
@@ -108,7 +108,7 @@ export function userCommand(): Command {
     .requiredOption('--role <role>', roleText)
     .option('--password-stdin', 'read the password from standard input')
     .action(async (name: string, options: { role: string; passwordStdin?: boolean }) => {
-      check(Username, name, 'the username must be 1 to 64 characters, with no control character, "/", or white space at either end')
+      check(Username, name, `the username must be ${USERNAME_RULE}`)
       const role = roleOrExit(options.role)
       const passwordHash = await hashPassword(await newPassword(options))
       await withAccounts(async (accounts) => {

@@ -24,6 +24,18 @@ export function changeLine(change: BookChangeEvent): string {
 }
 
 /**
+ * The line `watch` prints at each break, e.g. `book-service watch: cannot follow
+ * http://127.0.0.1:9999/books/changes (fetch failed: connect ECONNREFUSED 127.0.0.1:9999); trying
+ * again in 2 s (the wait doubles while it fails, up to 30 s)`.
+ */
+export function reconnectLine(feed: string, reason: unknown, delayMs: number): string {
+  const error = reason as Error & { cause?: { message?: string } }
+  const why = error.cause?.message ? `${error.message}: ${error.cause.message}` : (error.message ?? String(reason))
+  const seconds = delayMs % 1000 === 0 ? `${delayMs / 1000} s` : `${(delayMs / 1000).toFixed(1)} s`
+  return `book-service watch: cannot follow ${feed} (${why}); trying again in ${seconds} (the wait doubles while it fails, up to 30 s)\n`
+}
+
+/**
  * `book-service watch [--url URL] [--token TOKEN] [--after N]` (README "Change feed"): follows
  * the change feed of the running service at URL (default `http://127.0.0.1:PORT`) and prints each
  * change as one NDJSON line on stdout, resuming by itself after a break. Without `--token` (or
@@ -41,14 +53,15 @@ async function watch(options: WatchOptions): Promise<void> {
   }
   const controller = new AbortController()
   const stop = () => controller.abort()
-  process.once('SIGINT', stop)
-  process.once('SIGTERM', stop)
+  // Repeats (a forwarded signal besides the terminal's) abort nothing more.
+  process.on('SIGINT', stop)
+  process.on('SIGTERM', stop)
   try {
     await createClient({ baseUrl: url, token }).subscribe({
       after: options.after,
       signal: controller.signal,
       onChange: (change) => process.stdout.write(changeLine(change)),
-      onReconnect: (reason) => process.stderr.write(`book-service watch: reconnecting (${(reason as Error).message ?? String(reason)})\n`)
+      onReconnect: (reason, delayMs) => process.stderr.write(reconnectLine(`${url.replace(/\/+$/, '')}/books/changes`, reason, delayMs))
     })
   } catch (error) {
     fail(`watch: ${url} refused the change feed: ${(error as Error).message}`)

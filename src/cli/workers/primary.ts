@@ -141,8 +141,9 @@ export async function runPrimary(config: Config, count: number): Promise<void> {
     log.info({ signal, workers: tracked.size }, 'stopping: every worker finishes its in-flight requests')
     void stopAll().then((clean) => process.exit(clean ? 0 : 1))
   }
-  process.once('SIGTERM', stop)
-  process.once('SIGINT', stop)
+  // Repeats (a unit-wide or forwarded signal) are ignored: `stop` runs once.
+  process.on('SIGTERM', stop)
+  process.on('SIGINT', stop)
 
   for (let i = 0; i < count; i++) fork()
 }

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
-import { StorageUnavailableError } from '../../storage/book-store.js'
+import { StorageUnavailableError, type BookStore } from '../../storage/book-store.js'
 import { errorEnvelope } from '../envelope.js'
 import { Messages, defaultMessageFor } from '../messages.js'
 import { HttpError } from './http-error.js'
@@ -28,6 +28,15 @@ export function errorHandler(error: FastifyError | HttpError | Error, request: F
   }
   request.log.error({ err: error }, 'request failed')
   return reply.code(500).send(errorEnvelope(500, Messages.internalError))
+}
+
+/**
+ * {@link errorHandler} after asking `store` whether the error means the storage cannot serve
+ * (`BookStore.unavailableFor`: a damaged SQLite file answers 503, not 500).
+ */
+export function errorHandlerWith(store: Pick<BookStore, 'unavailableFor'>) {
+  return (error: FastifyError | HttpError | Error, request: FastifyRequest, reply: FastifyReply) =>
+    errorHandler(store.unavailableFor?.(error) ?? error, request, reply)
 }
 
 /** Answers unknown paths with 404 `Route not found`. */

@@ -1,4 +1,4 @@
-import type { Server } from 'node:http'
+import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import proxyAddr from '@fastify/proxy-addr'
 import type { FastifyServerOptions } from 'fastify'
@@ -48,12 +48,55 @@ export function connectionOptions(settings: ConnectionSettings): Pick<
 }
 
 /**
- * Caps the TCP connections the server holds at once at `MAX_CONNECTIONS`: Node closes any
- * connection accepted beyond it straight away, so a flood of idle sockets cannot exhaust file
- * descriptors while established clients keep being served.
+ * Caps the TCP connections the server holds at once at `MAX_CONNECTIONS` (README "Reliability and
+ * security"), so a flood of sockets cannot exhaust file descriptors. At the cap, a new connection
+ * is not refused while an idle one is held: the connection idle the longest (one that has not
+ * sent a request yet, or a keep-alive connection between two requests) is closed to make room.
+ * A connection with an answer in progress (a change feed stream included) is never closed for
+ * this; only when every connection has one is the new connection closed at once. So sockets
+ * opened and left idle, from however many addresses, cannot keep a client that sends its request
+ * out: its connection is the newest, and the idle ones go first.
+ *
+ * Register it after {@link limitConnectionsPerAddress}: a connection that one closes makes no room here.
  */
-export function limitConnections(server: { maxConnections: number }, settings: Pick<Config, 'MAX_CONNECTIONS'>): void {
-  server.maxConnections = settings.MAX_CONNECTIONS
+export function limitConnections(server: Server, settings: Pick<Config, 'MAX_CONNECTIONS'>): void {
+  const max = settings.MAX_CONNECTIONS
+  // Every open connection, and how many answers each has in progress (pipelining may make it more than one).
+  const inFlight = new Map<Socket, number>()
+  // The idle connections, longest idle first (a Set keeps insertion order).
+  const idle = new Set<Socket>()
+  server.on('connection', (socket: Socket) => {
+    if (socket.destroyed) return
+    if (inFlight.size >= max) {
+      const oldest = idle.values().next()
+      if (oldest.done) {
+        socket.destroy()
+        return
+      }
+      idle.delete(oldest.value)
+      oldest.value.destroy()
+    }
+    inFlight.set(socket, 0)
+    idle.add(socket)
+    socket.once('close', () => {
+      inFlight.delete(socket)
+      idle.delete(socket)
+    })
+  })
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    const socket = request.socket
+    const count = inFlight.get(socket)
+    if (count === undefined) return
+    inFlight.set(socket, count + 1)
+    idle.delete(socket)
+    response.once('close', () => {
+      const left = inFlight.get(socket)
+      if (left === undefined) return
+      inFlight.set(socket, left - 1)
+      // Idle again: now the newest idle connection.
+      if (left === 1 && !socket.destroyed) idle.add(socket)
+    })
+  })
 }
 
 /**

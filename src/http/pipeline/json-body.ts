@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import secureJson from 'secure-json-parse'
 import { HttpError } from '../errors/http-error.js'
 import { Messages } from '../messages.js'
-import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js'
+import { exceedsJsonBounds, MAX_JSON_DEPTH, MAX_JSON_VALUES } from './json-depth.js'
 
 /** Stands for a body that is not valid JSON; it fails every body schema, so it answers 400. */
 const INVALID_JSON = Symbol('invalid JSON')
@@ -13,8 +13,9 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
 /**
  * Reads every request body as JSON whatever its Content-Type (docs/contract.md "Book bodies"), with
  * `__proto__` and `constructor.prototype` keys removed. A body nested deeper than
- * {@link MAX_JSON_DEPTH} arrays and objects (docs/contract.md "Hardening": decided by a scan of the
- * bytes, before anything is built), not valid UTF-8 (never repaired with U+FFFD, RFC 8259 §8.1) or
+ * {@link MAX_JSON_DEPTH} arrays and objects or holding more than {@link MAX_JSON_VALUES} arrays,
+ * objects and elements (docs/contract.md "Hardening": decided by a scan of the bytes, before
+ * anything is built), not valid UTF-8 (never repaired with U+FFFD, RFC 8259 §8.1) or
  * that does not parse becomes a marker that fails every body schema, so the route reports it where
  * its order of checks says (after 401, and after 404 on PUT), through {@link assertValidBody}, as
  * 400 `Invalid input`.
@@ -22,7 +23,7 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
 export function readBodiesAsJson(app: FastifyInstance): void {
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => {
-    if (nestsDeeperThan(body as Buffer, MAX_JSON_DEPTH)) return done(null, INVALID_JSON)
+    if (exceedsJsonBounds(body as Buffer, MAX_JSON_DEPTH, MAX_JSON_VALUES)) return done(null, INVALID_JSON)
     try {
       const text = strictUtf8.decode(body as Buffer)
       done(null, secureJson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' }))

@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify'
 import type { Registry } from 'prom-client'
 import type { FeedCounters } from '../../feed/subscriber.js'
+import type { ChangeLog } from '../../storage/change-log.js'
+import type { DeliveryCounters, EndpointLag } from '../../webhooks/dispatcher.js'
 import { inClusterWorker, reportToPrimary, serviceMetrics } from './cluster-metrics.js'
 
 /** What /metrics reads of the change feed (src/feed/change-feed.ts). */
@@ -8,6 +10,12 @@ export interface FeedMetricsSource {
   /** Streams open now. */
   readonly subscribers: number
   readonly counters: Readonly<FeedCounters>
+}
+
+/** What /metrics reads of the webhook dispatcher (src/webhooks/dispatcher.ts). */
+export interface WebhookMetricsSource {
+  readonly counters: Readonly<DeliveryCounters>
+  lags(): EndpointLag[]
 }
 
 /** Where the metrics are served. */
@@ -38,13 +46,17 @@ function processMetrics({ Registry, collectDefaultMetrics }: typeof import('prom
  * counted in `http_requests_total` and timed in `http_request_duration_seconds`, both labelled by
  * `method`, `route` (the route pattern such as `/book/:id`, or `unmatched`) and `status_code`;
  * the change feed's `feed_subscribers` (gauge), `feed_events_sent_total` and `feed_dropped_total`
- * (subscribers dropped for not keeping up) are read from `feed` when scraped;
+ * (subscribers dropped for not keeping up) are read from `feed` when scraped, the change
+ * log's numbering lag (`change_log_unnumbered`, `change_log_unnumbered_oldest_seconds`: README
+ * "Change log") from `changes`; the webhooks'
+ * `webhook_deliveries_total` (attempts by `outcome`: `succeeded`, `failed` then retried,
+ * `given_up`), `webhook_lag_changes` and `webhook_lag_seconds` (per `endpoint`) from `webhooks`;
  * `GET /metrics` serves them with the process metrics in the Prometheus text format
  * (`text/plain; version=0.0.4`); in a worker of `WORKERS` > 1, those of every worker together
  * (cluster-metrics.ts). Not behind auth: operators restrict it at the network.
  * prom-client is imported here, so a start with `METRICS_ENABLED=false` never loads it.
  */
-export async function registerMetrics(app: FastifyInstance, feed: FeedMetricsSource): Promise<void> {
+export async function registerMetrics(app: FastifyInstance, feed: FeedMetricsSource, changes?: ChangeLog, webhooks?: WebhookMetricsSource): Promise<void> {
   // The CommonJS exports object: what Node and the bundle (scripts/bundle.ts) both give as `default`.
   const promClient = (await import('prom-client')).default
   const { Counter, Gauge, Histogram, Registry } = promClient
@@ -90,6 +102,60 @@ export async function registerMetrics(app: FastifyInstance, feed: FeedMetricsSou
       this.inc(feed.counters.dropped)
     }
   })
+
+  // One query per scrape, shared by both gauges; 0 where rows are numbered as they commit (SQLite).
+  let lag: ReturnType<NonNullable<ChangeLog['numberingLag']>> | undefined
+  const numberingLag = () => (lag ??= (changes?.numberingLag?.() ?? Promise.resolve({ waiting: 0, oldestAgeSeconds: 0 })).finally(() => setImmediate(() => (lag = undefined))))
+  new Gauge({
+    name: 'change_log_unnumbered',
+    help: 'Committed changes waiting for their change-log number (PostgreSQL numbers them after commit).',
+    registers: [registry],
+    async collect() {
+      this.set((await numberingLag().catch(() => ({ waiting: Number.NaN }))).waiting)
+    }
+  })
+  new Gauge({
+    name: 'change_log_unnumbered_oldest_seconds',
+    help: 'Age in seconds of the oldest committed change waiting for its change-log number (0 when none waits).',
+    registers: [registry],
+    async collect() {
+      this.set((await numberingLag().catch(() => ({ oldestAgeSeconds: Number.NaN }))).oldestAgeSeconds)
+    }
+  })
+  if (webhooks) {
+    new Counter({
+      name: 'webhook_deliveries_total',
+      help: 'Webhook delivery attempts by outcome: succeeded (2xx), failed (retried later), given_up (410 or the retry schedule run out).',
+      labelNames: ['outcome'],
+      registers: [registry],
+      collect() {
+        this.reset()
+        this.inc({ outcome: 'succeeded' }, webhooks.counters.succeeded)
+        this.inc({ outcome: 'failed' }, webhooks.counters.failed)
+        this.inc({ outcome: 'given_up' }, webhooks.counters.givenUp)
+      }
+    })
+    new Gauge({
+      name: 'webhook_lag_changes',
+      help: 'Changes in the change log not yet delivered to each enabled webhook endpoint (reported by the process that sends).',
+      labelNames: ['endpoint'],
+      registers: [registry],
+      collect() {
+        this.reset()
+        for (const lag of webhooks.lags()) this.set({ endpoint: lag.endpointId }, lag.changes)
+      }
+    })
+    new Gauge({
+      name: 'webhook_lag_seconds',
+      help: 'Seconds since the oldest change not yet delivered to each enabled webhook endpoint was committed (0 when none waits).',
+      labelNames: ['endpoint'],
+      registers: [registry],
+      collect() {
+        this.reset()
+        for (const lag of webhooks.lags()) this.set({ endpoint: lag.endpointId }, lag.seconds)
+      }
+    })
+  }
 
   // Callback style: no promise per response.
   app.addHook('onResponse', (request, reply, done) => {

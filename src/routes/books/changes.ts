@@ -38,42 +38,55 @@ function startPoint(request: ChangesRequest): StartPoint {
 
 /**
  * GET /books/changes: the change feed as Server-Sent Events (docs/contract.md "Other
- * representations"). Authentication ran before (the same check as GET /books); 503 `Service
- * unavailable` in the envelope when this process already has FEED_MAX_SUBSCRIBERS streams or is
- * stopping. Then the stream: the head, `retry:`, the changes from the start point, live ones, a
- * heartbeat; it ends when the token expires or is revoked, the service stops, or the client does
- * not keep up (dropped).
+ * representations"). Authentication ran before (the same check as GET /books). Before the stream,
+ * in the envelope: 401 `Invalid token` for a token already past its `exp` (accepted by the 30 s
+ * clock leeway, but its stream would end at once: the client must get a new token rather than
+ * reconnect in a loop); 503 `Service unavailable` when this process already has
+ * FEED_MAX_SUBSCRIBERS streams, the token's subject already has FEED_MAX_STREAMS_PER_SUBJECT, or
+ * it is stopping (README "Change feed"). Then the stream: the head, `retry:`, the changes from
+ * the start point, live ones, a heartbeat; it ends when the token expires or is revoked, after
+ * FEED_MAX_STREAM_AGE, when the service stops, or when the client does not keep up (dropped).
  */
 export function changeFeedHandler(options: ChangeFeedRouteOptions) {
   const { feed, leaseOf, bufferBytes } = options
   return async function streamChanges(request: ChangesRequest, reply: FastifyReply) {
-    if (!feed.hasRoom()) throw new HttpError(503, Messages.unavailable)
-    // "From now" is fixed before the head is sent: a change acknowledged after the client saw the
-    // head has a greater number (numbers follow commit order), so it is delivered. Resolving it
-    // later would race a write made as soon as the head arrives.
-    const start = startPoint(request) ?? (await feed.lastSequence())
-    const head: OutgoingHttpHeaders = {
-      ...(reply.getHeaders() as OutgoingHttpHeaders),
-      'content-type': EVENT_STREAM_CONTENT_TYPE,
-      'cache-control': 'no-store',
-      // Proxies that buffer answers (nginx) pass this one through as it comes.
-      'x-accel-buffering': 'no'
-    }
-    if (request.method === 'HEAD') return reply.headers(head).code(200).send()
-    reply.hijack()
-    const response = reply.raw
-    // The body runs until the connection closes (`Connection: close`), without chunked framing:
-    // each batch of events is then one socket write of bytes shared by every subscriber.
-    response.useChunkedEncodingByDefault = false
-    response.writeHead(200, head)
-    response.write(RETRY_TEXT)
-    const subscriber = new FeedSubscriber(response, leaseOf(request.headers.authorization), bufferBytes, feed.counters)
+    const lease = leaseOf(request.headers.authorization)
+    if (lease.expiresAt !== undefined && lease.expiresAt <= Date.now()) throw new HttpError(401, Messages.invalidToken)
+    const place = feed.admit(lease.subject)
+    if (place === undefined) throw new HttpError(503, Messages.unavailable)
+    let added = false
     try {
-      await feed.add(subscriber, start)
-    } catch (error) {
-      // The head is sent: the only way left to say it failed is to end the stream (the client retries).
-      request.log.warn({ err: error }, 'change feed: cannot start the stream')
-      subscriber.end()
+      // "From now" is fixed before the head is sent: a change acknowledged after the client saw the
+      // head has a greater number (numbers are given in order, at or after the commit), so it is
+      // delivered. Resolving it later would race a write made as soon as the head arrives.
+      const start = startPoint(request) ?? (await feed.lastSequence())
+      const head: OutgoingHttpHeaders = {
+        ...(reply.getHeaders() as OutgoingHttpHeaders),
+        'content-type': EVENT_STREAM_CONTENT_TYPE,
+        'cache-control': 'no-store',
+        // Proxies that buffer answers (nginx) pass this one through as it comes.
+        'x-accel-buffering': 'no'
+      }
+      if (request.method === 'HEAD') return reply.headers(head).code(200).send()
+      reply.hijack()
+      const response = reply.raw
+      // The body runs until the connection closes (`Connection: close`), without chunked framing:
+      // each batch of events is then one socket write of bytes shared by every subscriber.
+      response.useChunkedEncodingByDefault = false
+      response.writeHead(200, head)
+      response.write(RETRY_TEXT)
+      const subscriber = new FeedSubscriber(response, lease, bufferBytes, feed.counters)
+      added = true
+      try {
+        await feed.add(subscriber, start, place)
+      } catch (error) {
+        // The head is sent: the only way left to say it failed is to end the stream (the client retries).
+        request.log.warn({ err: error }, 'change feed: cannot start the stream')
+        subscriber.end()
+      }
+    } finally {
+      // A HEAD, or a start that failed before the stream: the place goes back now.
+      if (!added) place.release()
     }
   }
 }

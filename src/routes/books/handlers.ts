@@ -6,8 +6,9 @@ import { JSON_CONTENT_TYPE, envelopeOf } from '../../http/envelope.js'
 import { assertValidBody } from '../../http/pipeline/json-body.js'
 import { Messages } from '../../http/messages.js'
 import type { BookStore } from '../../storage/book-store.js'
+import { changeContextOf } from './change-context.js'
 import { bookETag, ifNoneMatchMatches } from './etag.js'
-import { idempotentCreate } from './idempotency.js'
+import { idempotentCreate, REPLAYED_HEADER } from './idempotency.js'
 import { parseListParameters, readListPage, type ListParameters } from './list-query.js'
 import { listBody, sharedList } from './list-stream.js'
 import { bookNotFound, loadForWrite, written } from './load-for-write.js'
@@ -35,14 +36,15 @@ export function bookHandlers(store: BookStore) {
     /**
      * POST /book: 400 `Invalid input` (the body, or an `Idempotency-Key` that is empty or too long),
      * else 201 `Book created successfully` with the stored book. With an `Idempotency-Key`: the
-     * key's first answer again, or 409, 422 (./idempotency.ts).
+     * key's first answer again (marked `Idempotent-Replayed: true`), or 409, 422 (./idempotency.ts).
      */
     async createBook(request: CreateBookRequest, reply: FastifyReply) {
       assertValidBody(request)
       const { title, author, year } = request.body
       const key = request.headers['idempotency-key']
-      const { status, book } =
-        key === undefined ? { status: 201, book: await store.create({ title, author, year }) } : await createOnce(request, key, { title, author, year })
+      const { status, book, replayed } =
+        key === undefined ? { status: 201, book: await store.create({ title, author, year }, changeContextOf(request)), replayed: false } : await createOnce(request, key, { title, author, year })
+      if (replayed) reply.header(REPLAYED_HEADER, 'true')
       return reply.code(status).send(envelopeOf(status, Messages.created, book))
     },
 
@@ -87,8 +89,8 @@ export function bookHandlers(store: BookStore) {
       // With a tag, the version check and the write are one atomic statement.
       const book = written(
         target.version === undefined
-          ? await store.update(target.id, patch)
-          : await store.updateIfVersion(target.id, target.version, patch)
+          ? await store.update(target.id, patch, changeContextOf(request))
+          : await store.updateIfVersion(target.id, target.version, patch, changeContextOf(request))
       )
       reply.header('etag', bookETag(book))
       return envelopeOf(200, Messages.updated, book)
@@ -99,8 +101,8 @@ export function bookHandlers(store: BookStore) {
       const target = await loadForWrite(store, request, false)
       written(
         target.version === undefined
-          ? await store.delete(target.id)
-          : await store.deleteIfVersion(target.id, target.version)
+          ? await store.delete(target.id, changeContextOf(request))
+          : await store.deleteIfVersion(target.id, target.version, changeContextOf(request))
       )
       return envelopeOf(200, Messages.deleted, null)
     }

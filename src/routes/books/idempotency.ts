@@ -7,6 +7,7 @@ import { HttpError } from '../../http/errors/http-error.js'
 import { Messages } from '../../http/messages.js'
 import type { BookStore } from '../../storage/book-store.js'
 import { IDEMPOTENCY_TTL_MS, type IdempotencyClaim } from '../../storage/idempotency.js'
+import { changeContextOf } from './change-context.js'
 
 /** Longest `Idempotency-Key` accepted, in characters (a UUID is 36; longer is 400 `Invalid input`). */
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 255
@@ -29,6 +30,22 @@ export const CreateBookHeaders = Type.Object({
   )
 })
 
+/**
+ * The response header that marks a replayed answer (`Idempotent-Replayed: true`, the name Stripe
+ * and others use): the 201 is the key's first answer again and nothing was stored by this request
+ * (README "Retries and Idempotency-Key"). A client counting what it stored (the web page's import)
+ * reads it; a first answer does not carry it.
+ */
+export const REPLAYED_HEADER = 'idempotent-replayed'
+
+/** The API document's description of {@link REPLAYED_HEADER}. */
+export const replayedHeaderDocument = {
+  [REPLAYED_HEADER]: {
+    type: 'string' as const,
+    description: '`true` when this 201 is the replayed first answer of the same `Idempotency-Key` (nothing was stored by this request); absent otherwise.'
+  }
+}
+
 /** How often expired keys are removed, in milliseconds (they are never replayed once expired, removed or not). */
 const TRIM_INTERVAL_MS = 60 * 60 * 1000
 
@@ -43,20 +60,21 @@ export function idempotentCreate(store: BookStore) {
   /**
    * Creates `input` under `key` for `request`'s token subject, or replays the key's first answer.
    *
-   * @returns the status and book to answer with (201 when created or replayed).
+   * @returns the status and book to answer with (201 when created or replayed), and whether it is
+   *   a replay (the route then adds {@link REPLAYED_HEADER}).
    * @throws {HttpError} 409 `Request in progress`, 422 `Idempotency key reused with a different body`.
    */
-  return async function create(request: FastifyRequest, key: string, input: BookInput): Promise<{ status: number; book: Book }> {
+  return async function create(request: FastifyRequest, key: string, input: BookInput): Promise<{ status: number; book: Book; replayed: boolean }> {
     const claim = claimOf(JSON.stringify(tokenSubject(request) ?? null), key, input, Date.now())
     const scope = JSON.stringify([claim.subject, key])
     if (inFlight.has(scope)) throw new HttpError(409, Messages.requestInProgress)
     inFlight.add(scope)
     try {
-      const answer = await store.createIdempotent(input, claim)
+      const answer = await store.createIdempotent(input, claim, changeContextOf(request))
       if (answer.outcome === 'inProgress') throw new HttpError(409, Messages.requestInProgress)
       if (answer.outcome === 'reused') throw new HttpError(422, Messages.idempotencyKeyReused)
       if (answer.outcome === 'replayed') request.log.info({ idempotencyKey: key, bookId: answer.book.id }, 'idempotent retry answered with its first answer')
-      return answer
+      return { status: answer.status, book: answer.book, replayed: answer.outcome === 'replayed' }
     } finally {
       inFlight.delete(scope)
     }

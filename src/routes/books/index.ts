@@ -5,6 +5,7 @@ import { SEND_DEADLINE_OPT_OUT } from '../../http/pipeline/send-deadline.js'
 import type { BookStore } from '../../storage/book-store.js'
 import { changeFeedHandler, type ChangeFeedRouteOptions } from './changes.js'
 import { bookHandlers } from './handlers.js'
+import { historyHandlers, historyRouteSchemas } from './history.js'
 import { trimExpiredKeys } from './idempotency.js'
 import { bookRouteSchemas, createdBookLinks } from './schemas.js'
 
@@ -19,7 +20,8 @@ export interface BooksOptions {
 
 /**
  * The five book operations (docs/contract.md "Operations"): POST /book, GET /books, GET /book/{id},
- * PUT /book/{id}, DELETE /book/{id}; handlers in ./handlers.ts, schemas in ./schemas.ts. And the
+ * PUT /book/{id}, DELETE /book/{id}; handlers in ./handlers.ts, schemas in ./schemas.ts. A book's
+ * history and its restore, GET /book/{id}/history and POST /book/{id}/restore (./history.ts). And the
  * change feed, GET /books/changes (./changes.ts), behind the same token check as GET /books.
  *
  * Bodies are validated by Fastify against the book schemas, but the result is only attached
@@ -42,4 +44,9 @@ export async function booksRoutes(app: FastifyInstance, options: BooksOptions): 
   api.get('/book/:id', { schema: schemas.read }, handlers.getBook)
   api.put('/book/:id', { attachValidation: true, schema: schemas.update }, handlers.updateBook)
   api.delete('/book/:id', { schema: schemas.delete }, handlers.deleteBook)
+  // A book's history and its restore (./history.ts, README "History and restore").
+  const history = historyHandlers(store)
+  const historySchemas = historyRouteSchemas()
+  api.get('/book/:id/history', { schema: historySchemas.history }, history.bookHistory)
+  api.post('/book/:id/restore', { attachValidation: true, schema: historySchemas.restore }, history.restoreBook)
 }

@@ -1,7 +1,9 @@
 import Type, { type Static } from 'typebox'
 import { HttpError } from '../../http/errors/http-error.js'
 import { Messages } from '../../http/messages.js'
-import { decodeCursor, encodeCursor } from '../../book/cursor.js'
+import { decodeCursor, decodeRelevanceCursor, encodeCursor, encodeRelevanceCursor } from '../../book/cursor.js'
+import { MAX_SEARCH_LENGTH, parseSearch, type Search } from '../../book/search.js'
+import { relevanceOf } from '../../storage/search-results.js'
 import { parseDecimalId } from '../../book/id.js'
 import type { BookQuery, SortField } from '../../book/query.js'
 import type { Book } from '../../book/schema.js'
@@ -10,8 +12,8 @@ import type { BookStore } from '../../storage/book-store.js'
 /** Largest page `limit` accepts. */
 export const MAX_PAGE_SIZE = 1000
 
-/** The `limit` values: 1 to {@link MAX_PAGE_SIZE} (1000) in decimal, without leading zeros. */
-const LIMIT_PATTERN = '^([1-9][0-9]{0,2}|1000)$'
+/** The `limit` values: 1 to {@link MAX_PAGE_SIZE} (1000) in decimal, without leading zeros (also the history's). */
+export const LIMIT_PATTERN = '^([1-9][0-9]{0,2}|1000)$'
 const YEAR_PATTERN = '^-?[0-9]{1,4}$'
 const yearParameter = (description: string) => Type.Optional(Type.String({ pattern: YEAR_PATTERN, description }))
 const textParameter = (description: string) => Type.Optional(Type.String({ maxLength: 500, description }))
@@ -37,6 +39,15 @@ export const ListParameters = Type.Object(
           'for -id); for the other sorts the opaque cursor of the Link header.'
       })
     ),
+    q: Type.Optional(
+      Type.String({
+        description:
+          'Search (README "Search"): books whose title or author contains every term, ignoring case and diacritics; ' +
+          'terms split on white space, a double-quoted part is one term; an unquoted term of 5 or more characters also ' +
+          'matches a word within one edit, ranked after exact matches. Without sort, in relevance order. Empty: ignored. ' +
+          `At most ${MAX_SEARCH_LENGTH} characters after trimming.`
+      })
+    ),
     title: textParameter('Books whose title contains this text, ignoring case.'),
     author: textParameter('Books whose author contains this text, ignoring case.'),
     year: yearParameter('Books of exactly this year.'),
@@ -55,7 +66,7 @@ export const ListParameters = Type.Object(
 export type ListParameters = Static<typeof ListParameters>
 
 /** The names of {@link ListParameters}, in the order the Link header writes them. */
-const PARAMETER_NAMES = ['title', 'author', 'year', 'year_min', 'year_max', 'sort', 'count', 'limit'] as const
+const PARAMETER_NAMES = ['q', 'title', 'author', 'year', 'year_min', 'year_max', 'sort', 'count', 'limit'] as const
 
 /** A parsed list request of `GET /books`: the store query, the page size asked for, and whether to count. */
 export interface Listing {
@@ -74,18 +85,30 @@ const invalidInput = () => new HttpError(400, Messages.invalidInput)
  *
  * @returns undefined when no list parameter is present: the plain contract list (all books, by id).
  * @throws HttpError 400 `Invalid input` for values the patterns cannot rule out: `limit` outside
- *   1..1000, an `after` that is not an id (id sorts) or not a cursor of this sort (other sorts).
+ *   1..1000, a `q` longer than 200 characters after trimming, an `after` that is not an id (id sorts) or not a cursor of this sort (other sorts).
  */
 export function parseListParameters(raw: ListParameters): Listing | undefined {
   const parameters: ListParameters = {}
   for (const name of [...PARAMETER_NAMES, 'after'] as const) {
     if (raw[name] !== undefined) parameters[name] = raw[name]
   }
+  let search: Search | undefined
+  if (parameters.q !== undefined) {
+    try {
+      search = parseSearch(parameters.q)
+    } catch {
+      throw invalidInput()
+    }
+    // An empty search (white space, nothing but quotes) is as if absent (decisions "Search").
+    if (!search) delete parameters.q
+  }
   if (Object.keys(parameters).length === 0) return undefined
 
   const sort = parameters.sort ?? 'id'
   const field = sort.replace(/^-/, '') as SortField
-  const query: BookQuery = { sort: field, descending: sort.startsWith('-') }
+  const relevance = search !== undefined && parameters.sort === undefined
+  const query: BookQuery = relevance ? { search } : { sort: field, descending: sort.startsWith('-') }
+  if (search && !relevance) query.search = search
   if (parameters.title !== undefined) query.title = parameters.title
   if (parameters.author !== undefined) query.author = parameters.author
   if (parameters.year !== undefined) query.year = Number(parameters.year)
@@ -98,7 +121,11 @@ export function parseListParameters(raw: ListParameters): Listing | undefined {
     if (limit < 1 || limit > MAX_PAGE_SIZE) throw invalidInput()
   }
   if (parameters.after !== undefined) {
-    if (field === 'id') {
+    if (relevance) {
+      const cursor = decodeRelevanceCursor(parameters.after)
+      if (!cursor) throw invalidInput()
+      query.after = cursor
+    } else if (field === 'id') {
       const id = parseDecimalId(parameters.after)
       if (id === undefined) throw invalidInput()
       query.after = { key: id, id }
@@ -140,7 +167,13 @@ export async function readListPage(store: BookStore, request: Listing): Promise<
       const value = parameters[name]
       if (value !== undefined) next.set(name, value)
     }
-    next.set('after', field === 'id' ? String(last.id) : encodeCursor(sort, field, last))
+    const after =
+      query.search && query.sort === undefined
+        ? encodeRelevanceCursor(relevanceOf(query.search, last), last.id)
+        : field === 'id'
+          ? String(last.id)
+          : encodeCursor(sort, field, last)
+    next.set('after', after)
     page.next = `/books?${next.toString()}`
   }
   if (request.count) page.total = await store.count(query)

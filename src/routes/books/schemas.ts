@@ -10,7 +10,7 @@ import {
   successResponse,
   withHeaders
 } from '../../http/api-document/response-schemas.js'
-import { CreateBookHeaders } from './idempotency.js'
+import { CreateBookHeaders, replayedHeaderDocument } from './idempotency.js'
 import { ListParameters } from './list-query.js'
 
 /** The `ETag` header as the API document shows it. */
@@ -55,7 +55,10 @@ export function bookRouteSchemas() {
       headers: CreateBookHeaders,
       body: BookInput,
       response: {
-        201: successResponse(Book, Messages.created, 'the stored book, with its new id (or, for a retry with the same `Idempotency-Key`, the first answer\'s book).', 201),
+        201: withHeaders(
+          successResponse(Book, Messages.created, 'the stored book, with its new id (or, for a retry with the same `Idempotency-Key`, the first answer\'s book).', 201),
+          replayedHeaderDocument
+        ),
         400: invalidInputResponse(
           'the body is not a JSON object, or `title`/`author` is not a string of 1 to 500 characters (not only white space), or `year` is not an integer from -9999 to 9999; or the `Idempotency-Key` is empty or over 255 characters.'
         ),
@@ -153,8 +156,9 @@ const changeFeedSchema = {
     '(`:`) every FEED_HEARTBEAT seconds (15). Start point: the `Last-Event-ID` header (a reconnection: every change ' +
     'after it, then live ones, with no gap and no duplicate), else `after`, else from now. A start point older than ' +
     'the changes kept, or newer than the last one, gets one `reset` event (re-read the list; its `id:` is the last ' +
-    'change) and then live changes. The stream ends when the token expires or is revoked, when the service stops, ' +
-    'or when the client falls FEED_BUFFER_BYTES behind; reconnect with `Last-Event-ID`. A reader token may subscribe.',
+    'change) and then live changes. The stream ends when the token expires or is revoked, after FEED_MAX_STREAM_AGE ' +
+    'seconds (3600), when the service stops, or when the client falls FEED_BUFFER_BYTES behind; reconnect with ' +
+    '`Last-Event-ID`. A reader token may subscribe.',
   headers: Type.Object(
     {
       'last-event-id': Type.Optional(
@@ -182,7 +186,7 @@ const changeFeedSchema = {
     400: invalidInputResponse('`after` is not a sequence number (decimal digits).'),
     503: errorResponse(
       503,
-      `\`${Messages.unavailable}\`: this process already has FEED_MAX_SUBSCRIBERS streams open, or is stopping; or the storage cannot be reached.`,
+      `\`${Messages.unavailable}\`: this process already has FEED_MAX_SUBSCRIBERS streams open, or the token's subject FEED_MAX_STREAMS_PER_SUBJECT, or it is stopping; or the storage cannot be reached.`,
       [Messages.unavailable]
     )
   }

@@ -1,20 +1,26 @@
 import pg from 'pg'
-import type { BookChange, ChangeLog, ChangeLogHorizon } from '../change-log.js'
+import type { BookChange, ChangeLog, ChangeLogHorizon, NumberingLag } from '../change-log.js'
 import { TRIM_BATCH, trimThrough, type ChangeLogRetention } from '../change-log-retention.js'
 import { ChangeListeners } from '../change-listeners.js'
 import { bookChangeOf, changeLogStatements, type ChangeRow, type HorizonRow } from '../change-log-sql.js'
-import { types } from './connection.js'
+import { IDLE_IN_TRANSACTION_MS, types } from './connection.js'
 import type { Statement } from './statements.js'
+import { inTransaction } from './transaction.js'
 
 /** The change log's statements on PostgreSQL (placeholders `$n`), named for node-postgres to prepare. */
 const SQL = changeLogStatements('postgres')
 const STATEMENTS = {
   after: { name: 'change-log-after', text: SQL.after },
   horizon: { name: 'change-log-horizon', text: SQL.horizon },
-  oldest: { name: 'change-log-oldest', text: SQL.oldest }
+  oldest: { name: 'change-log-oldest', text: SQL.oldest },
+  lag: {
+    name: 'change-log-numbering-lag',
+    text: `SELECT count(*)::integer AS waiting, COALESCE(EXTRACT(EPOCH FROM now() - min(changed_at)::timestamptz), 0)::float8 AS age
+      FROM book_changes WHERE seq IS NULL`
+  }
 } satisfies Record<string, Statement>
 
-/** The channel the triggers of migration 0004 notify on every commit that changed books. */
+/** The channel the sequencer notifies on after each batch it numbered (change-numbering.ts). */
 const CHANNEL = 'book_changes'
 
 /** How long the listening connection waits before reconnecting after it was lost, in ms. */
@@ -24,14 +30,14 @@ const RECONNECT_MS = 1000
 type Query = <Row extends object>(statement: Statement, values: unknown[]) => Promise<Row[]>
 
 /**
- * The PostgreSQL {@link ChangeLog}. The rows are written at commit by the deferred trigger of
- * migration 0004, which numbers them while holding an advisory lock until the commit is over, so
- * the numbers follow commit order across every instance; a reader never sees a number before a
- * smaller one that could still commit.
+ * The PostgreSQL {@link ChangeLog}. The trigger of migration 0007 writes the rows unnumbered in
+ * the writing transaction; one sequencer per database (change-numbering.ts) numbers them once
+ * committed, a batch at a time, so a reader sees the numbers as a growing prefix and never a
+ * number before a smaller one. Only numbered rows are read.
  *
  * {@link onChanges} listens (`LISTEN book_changes`) on a connection of its own, opened with the
- * first listener and closed with the last; the trigger notifies at each commit, from any
- * instance. When that connection is lost it reconnects every second, and wakes the listeners
+ * first listener and closed with the last; the sequencer notifies once per numbered batch,
+ * whichever instance holds it. When that connection is lost it reconnects every second, and wakes the listeners
  * once it is back (changes may have been missed meanwhile).
  */
 export class PostgresChangeLog implements ChangeLog {
@@ -60,6 +66,11 @@ export class PostgresChangeLog implements ChangeLog {
     return this.listeners.add(listener)
   }
 
+  async numberingLag(): Promise<NumberingLag> {
+    const [row] = await this.query<{ waiting: number; age: number }>(STATEMENTS.lag, [])
+    return { waiting: row!.waiting, oldestAgeSeconds: Math.max(0, row!.age) }
+  }
+
   /** Closes the listening connection (the last listener left, or the store is closing). */
   stop(): void {
     clearTimeout(this.reconnect)
@@ -70,35 +81,34 @@ export class PostgresChangeLog implements ChangeLog {
   }
 
   /**
-   * One retention step, on a connection of `pool`: removes up to {@link TRIM_BATCH} of the oldest
+   * One retention step, on a connection of `pool`, each statement within `queryTimeoutMs`: removes up to {@link TRIM_BATCH} of the oldest
    * rows `retention` no longer keeps, and records the highest number removed, in one transaction.
    * Instances may run it at once: the removal and `GREATEST` make a second run change nothing.
    *
    * @returns true when it removed a whole batch (more may be due).
    * @throws the database's error (the transaction is rolled back).
    */
-  async trim(pool: pg.Pool, retention: ChangeLogRetention): Promise<boolean> {
-    const client = await pool.connect()
-    try {
-      await client.query('BEGIN')
-      const { rows: oldest } = await client.query<{ seq: number; changed_at: string }>(STATEMENTS.oldest.text, [TRIM_BATCH])
-      const { rows: [horizon] } = await client.query<HorizonRow>(STATEMENTS.horizon.text)
+  async trim(pool: pg.Pool, retention: ChangeLogRetention, queryTimeoutMs: number): Promise<boolean> {
+    return inTransaction(pool, queryTimeoutMs, async (query) => {
+      const oldest = await query<{ seq: number; changed_at: string }>(STATEMENTS.oldest.text, [TRIM_BATCH])
+      const [horizon] = await query<HorizonRow>(STATEMENTS.horizon.text)
       const through = trimThrough(oldest, horizon!.last_seq, Date.now(), retention)
-      const removed = through === 0 ? 0 : (await client.query(SQL.trim, [through])).rowCount!
-      if (through > 0) await client.query(SQL.trimmed, [through])
-      await client.query('COMMIT')
-      client.release()
-      return removed >= TRIM_BATCH
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => {})
-      client.release(true)
-      throw error
-    }
+      if (through === 0) return false
+      await query(SQL.trim, [through])
+      await query(SQL.trimmed, [through])
+      // The oldest rows read are the ones removed (another instance may have removed some first).
+      return oldest.filter((row) => row.seq <= through).length >= TRIM_BATCH
+    })
   }
 
   /** Opens the listening connection and tells the listeners once it is up (changes may have committed before). */
   private listen(): void {
-    const client = new pg.Client({ connectionString: this.url, application_name: 'book-service-changes', types })
+    const client = new pg.Client({
+      connectionString: this.url,
+      application_name: 'book-service-changes',
+      idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS,
+      types
+    })
     this.listening = client
     const retry = () => {
       if (this.listening !== client) return

@@ -41,6 +41,13 @@ export interface PostgresOptions {
 
 /** Default {@link PostgresOptions.connectTimeoutMs}: 5 s (node-postgres' own default is to wait forever). */
 export const CONNECT_TIMEOUT_MS = 5000
+/**
+ * `idle_in_transaction_session_timeout` of every connection of the service, in ms: a transaction
+ * of its own left open (a bug, a lost client) is ended by the server, so it holds no row locks
+ * (README "Change log": what a long transaction costs).
+ */
+export const IDLE_IN_TRANSACTION_MS = 60_000
+
 /** Default {@link PostgresOptions.queryTimeoutMs}: 10 s (node-postgres' own default is to wait forever). */
 export const QUERY_TIMEOUT_MS = 10_000
 
@@ -59,6 +66,7 @@ export async function openPool(url: string, options: PostgresOptions): Promise<p
     max: options.poolSize,
     connectionTimeoutMillis: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
     keepAlive: true, // TCP keep-alive, so a dead peer is noticed on an idle connection too
+    idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS,
     types
   })
   // A connection that fails while idle in the pool is discarded by the pool, which then emits

@@ -1,11 +1,14 @@
 import type { Book, BookInput } from '../../book/schema.js'
 import { StorageUnavailableError } from '../book-store.js'
 import { insertValues } from '../book-sql.js'
+import type { ChangeContext } from '../change-log.js'
+import { contextObject } from '../change-log-sql.js'
 import { STATEMENTS, columnArrays, type Statement } from './statements.js'
 
 /** A create waiting for its group insert. */
 interface PendingCreate {
   input: BookInput
+  context: ChangeContext
   resolve: (book: Book) => void
   reject: (error: unknown) => void
 }
@@ -23,11 +26,14 @@ export class GroupInsert {
   /** @param query runs one statement (see `statementRunner`). */
   constructor(private readonly query: <Row extends object>(statement: Statement, values: unknown[]) => Promise<Row[]>) {}
 
-  /** Stores `input` with the next group insert; resolves with the stored book once committed. */
-  create(input: BookInput): Promise<Book> {
+  /**
+   * Stores `input` with the next group insert; resolves with the stored book once committed. Its
+   * change-log row carries `context` (each row of the insert its own: `ChangeContext`).
+   */
+  create(input: BookInput, context: ChangeContext): Promise<Book> {
     return new Promise<Book>((resolve, reject) => {
       if (this.pending.length === 0) setImmediate(() => void this.insertPending())
-      this.pending.push({ input, resolve, reject })
+      this.pending.push({ input, context, resolve, reject })
     })
   }
 
@@ -36,7 +42,7 @@ export class GroupInsert {
     const batch = this.pending
     this.pending = []
     try {
-      const books = await this.insertBooks(batch.map((pending) => pending.input))
+      const books = await this.insertBooks(batch)
       batch.forEach((pending, index) => pending.resolve(books[index]!))
     } catch (error) {
       if (batch.length === 1 || error instanceof StorageUnavailableError) {
@@ -44,17 +50,18 @@ export class GroupInsert {
         return
       }
       await Promise.all(batch.map((pending) =>
-        this.insertBooks([pending.input]).then(([book]) => pending.resolve(book!), pending.reject)))
+        this.insertBooks([pending]).then(([book]) => pending.resolve(book!), pending.reject)))
     }
   }
 
   /**
    * Inserts `inputs` in one statement and returns the stored books in the same order: ids come
    * from the identity sequence in row order (`ORDER BY n`), so the i-th smallest id returned is
-   * the i-th input's.
+   * the i-th create's.
    */
-  private async insertBooks(inputs: BookInput[]): Promise<Book[]> {
-    const rows = await this.query<Book>(STATEMENTS.insertMany, columnArrays(inputs.map(insertValues)))
+  private async insertBooks(creates: PendingCreate[]): Promise<Book[]> {
+    const contexts = JSON.stringify(creates.map((pending) => contextObject(pending.context)))
+    const rows = await this.query<Book>(STATEMENTS.insertMany, [...columnArrays(creates.map((pending) => insertValues(pending.input))), contexts])
     return rows.sort((a, b) => a.id - b.id)
   }
 }

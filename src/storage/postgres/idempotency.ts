@@ -2,6 +2,8 @@ import type pg from 'pg'
 import type { Book, BookInput } from '../../book/schema.js'
 import { bookStatements, insertValues } from '../book-sql.js'
 import { answerFromRow, idempotencyStatements, insertedRow, type IdempotencyClaim, type IdempotencyRow, type IdempotentCreate } from '../idempotency.js'
+import type { ChangeContext } from '../change-log.js'
+import { contextObject } from '../change-log-sql.js'
 import { classified } from './errors.js'
 import { inTransaction } from './transaction.js'
 
@@ -14,6 +16,8 @@ const INSERT_BOOK = bookStatements('postgres').insert
  * instance finds it held and answers 409 `Request in progress` instead of waiting.
  */
 const TRY_LOCK = 'SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS locked'
+/** The same, and the transaction's change context ($2, JSON text: `ChangeContext` in change-log.ts) in the same round trip. */
+const TRY_LOCK_IN_CONTEXT = `${TRY_LOCK}, set_config('book_service.change_context', $2, true)`
 
 /**
  * `Idempotency-Key` creates on PostgreSQL (`BookStore.createIdempotent`): each in one transaction
@@ -25,9 +29,9 @@ const TRY_LOCK = 'SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS l
  */
 export function idempotentCreates(pool: pg.Pool, queryTimeoutMs: number) {
   return {
-    create(input: BookInput, claim: IdempotencyClaim): Promise<IdempotentCreate> {
+    create(input: BookInput, claim: IdempotencyClaim, context: ChangeContext): Promise<IdempotentCreate> {
       return inTransaction(pool, queryTimeoutMs, async (query): Promise<IdempotentCreate> => {
-        const [lock] = await query<{ locked: boolean }>(TRY_LOCK, [`${claim.subject}\n${claim.key}`])
+        const [lock] = await query<{ locked: boolean }>(TRY_LOCK_IN_CONTEXT, [`${claim.subject}\n${claim.key}`, JSON.stringify(contextObject(context))])
         if (!lock!.locked) return { outcome: 'inProgress' }
         const [row] = await query<IdempotencyRow>(SQL.find, [claim.subject, claim.key])
         const replay = answerFromRow(row, claim)

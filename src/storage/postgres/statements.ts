@@ -1,9 +1,31 @@
 import type pg from 'pg'
 import { BOOK_COLUMNS, STORED_COLUMNS, bookStatements, type InsertValues } from '../book-sql.js'
 import { classified } from './errors.js'
+import { historyStatements } from '../book-history.js'
 
 /** The fixed statements on PostgreSQL (placeholders `$n`), from the one description in book-sql.ts. */
 const SQL = bookStatements('postgres')
+
+/** The history's statements on PostgreSQL (../book-history.ts). */
+const HISTORY_SQL = historyStatements('postgres')
+
+/**
+ * The change context's CTE (`ChangeContext` in change-log.ts): sets `book_service.change_context`
+ * to parameter `$n` (JSON text of `contextObject`, or an array of them for a group insert) for
+ * the rest of the transaction, and restarts the group insert's row count. A statement runs it by
+ * naming {@link IN_CONTEXT} in its condition, so the setting is made in the same round trip as
+ * the write, before the triggers of its rows read it.
+ */
+function contextCte(n: number): string {
+  return `WITH change_context AS MATERIALIZED (SELECT set_config('book_service.change_context', $${n}, true),
+    set_config('book_service.change_context_row', '0', true))`
+}
+const IN_CONTEXT = 'EXISTS (SELECT FROM change_context)'
+
+/** `statement` (ending in `RETURNING …`, its last placeholder `$n-1`) with the change context as `$n`. */
+function inContext(statement: string, n: number): string {
+  return `${contextCte(n)} ${statement.replace(/\sRETURNING /, ` AND ${IN_CONTEXT} RETURNING `)}`
+}
 
 /** The unnest of one array per {@link STORED_COLUMNS} ($1..$5), numbered `n` in array order. */
 const UNNEST_STORED = `unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::text[])
@@ -18,15 +40,27 @@ export const STATEMENTS = {
   page: { name: 'book-page', text: SQL.page },
   get: { name: 'book-get-versioned', text: SQL.get },
   exists: { name: 'book-exists', text: SQL.exists },
-  update: { name: 'book-update-versioned', text: SQL.update },
-  updateIfVersion: { name: 'book-update-if-version', text: SQL.updateIfVersion },
-  delete: { name: 'book-delete', text: SQL.delete },
-  deleteIfVersion: { name: 'book-delete-if-version', text: SQL.deleteIfVersion },
+  /** The statements of book-sql.ts, then the change context (JSON text) as their last parameter. */
+  update: { name: 'book-update-versioned', text: inContext(SQL.update, 7) },
+  updateIfVersion: { name: 'book-update-if-version', text: inContext(SQL.updateIfVersion, 8) },
+  delete: { name: 'book-delete', text: inContext(SQL.delete, 2) },
+  deleteIfVersion: { name: 'book-delete-if-version', text: inContext(SQL.deleteIfVersion, 3) },
   ping: { name: 'ping', text: SQL.ping },
-  /** Arrays of the stored columns ($1..$5); returns the books (sort them by id for row order). */
+  historyPage: { name: 'book-history-page', text: HISTORY_SQL.page },
+  historyAny: { name: 'book-history-any', text: HISTORY_SQL.any },
+  /**
+   * Arrays of the stored columns ($1..$5), then the JSON array of each row's change context ($6);
+   * returns the books (sort them by id for row order).
+   */
   insertMany: {
     name: 'book-insert-many',
-    text: `INSERT INTO books (${STORED_COLUMNS}) SELECT ${STORED_COLUMNS} FROM ${UNNEST_STORED} ORDER BY n RETURNING ${BOOK_COLUMNS}`
+    text: `${contextCte(6)} INSERT INTO books (${STORED_COLUMNS}) SELECT ${STORED_COLUMNS} FROM ${UNNEST_STORED}
+      WHERE ${IN_CONTEXT} ORDER BY n RETURNING ${BOOK_COLUMNS}`
+  },
+  /** Sets the change context ($1, JSON text) for the rest of the transaction (import). */
+  setContext: {
+    name: 'book-set-change-context',
+    text: "SELECT set_config('book_service.change_context', $1, true)"
   },
   /** The same, returning nothing (import). */
   importMany: {

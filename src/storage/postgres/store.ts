@@ -3,13 +3,19 @@ import type { Book, BookInput, BookPatch } from '../../book/schema.js'
 import type { BookFilter, BookQuery } from '../../book/query.js'
 import type { AccountStore } from '../account-store.js'
 import type { BookStore, VersionedBook } from '../book-store.js'
+import type { ChangeContext } from '../change-log.js'
+import { contextObject } from '../change-log-sql.js'
 import { patchValues } from '../book-sql.js'
 import { pagesById, pagesOf } from '../list-pages.js'
-import { countStatement, listStatement } from '../list-sql.js'
+import { countStatement, listStatement, searchStatement } from '../list-sql.js'
+import { searchCount, searchList, type ReadCandidates } from '../search-results.js'
 import { DEFAULT_RETENTION, TRIM_INTERVAL_MS, type ChangeLogOptions, type ChangeLogRetention } from '../change-log-retention.js'
 import { postgresAccountStore } from './accounts.js'
 import { PostgresChangeLog } from './change-log.js'
+import { ChangeNumbering } from './change-numbering.js'
 import { PostgresLoginAttempts } from './login-attempts.js'
+import { postgresWebhookStore } from './webhooks.js'
+import type { WebhookStore } from '../webhook-store.js'
 import type { LoginAttempts } from '../login-attempts.js'
 import { QUERY_TIMEOUT_MS, openPool, type PostgresOptions } from './connection.js'
 import { GroupInsert } from './group-insert.js'
@@ -18,6 +24,14 @@ import { idempotentCreates } from './idempotency.js'
 import { probeWrite } from './write-probe.js'
 import type { IdempotencyClaim, IdempotentCreate } from '../idempotency.js'
 import { STATEMENTS, statementRunner } from './statements.js'
+import { readHistoryPage, type HistoryPage, type HistoryRow, type RestoreOutcome } from '../book-history.js'
+import { restoreBook } from './restore.js'
+
+/** The change log's numbering, as the store runs it (change-numbering.ts). */
+interface NumberingOptions {
+  /** Told when the numbering connection fails (it reconnects by itself). */
+  onNumberingError?: (error: unknown) => void
+}
 
 /**
  * The PostgreSQL {@link BookStore} (node-postgres pool, parameterised named statements:
@@ -31,11 +45,13 @@ export class PostgresBookStore implements BookStore {
   readonly accounts: AccountStore
   readonly changes: PostgresChangeLog
   readonly loginAttempts: LoginAttempts
+  readonly webhooks: WebhookStore
   private closed: Promise<void> | undefined
   private readonly query
   private readonly inserts
   private readonly retention: NodeJS.Timeout
   private readonly idempotent
+  private readonly numbering: ChangeNumbering
   /** The last write refusal (read-only, disk full), until a probe write succeeds: not ready meanwhile. */
   private refused: Error | undefined
   private readonly queryTimeoutMs: number
@@ -43,7 +59,7 @@ export class PostgresBookStore implements BookStore {
   private constructor(
     private readonly pool: pg.Pool,
     url: string,
-    options: PostgresOptions & ChangeLogOptions,
+    options: PostgresOptions & ChangeLogOptions & NumberingOptions,
     private readonly onWriteHealth: (failure: Error | undefined) => void
   ) {
     this.queryTimeoutMs = options.queryTimeoutMs ?? QUERY_TIMEOUT_MS
@@ -51,6 +67,8 @@ export class PostgresBookStore implements BookStore {
     const run = statementRunner(pool, queryTimeoutMs)
     this.query = <Row extends pg.QueryResultRow>(statement: Parameters<typeof run>[0], values: unknown[]) =>
       run<Row>(statement, values).catch((error: unknown) => this.noted(error))
+    this.numbering = new ChangeNumbering(url, options.onNumberingError)
+    this.numbering.start()
     this.inserts = new GroupInsert(this.query)
     this.idempotent = idempotentCreates(pool, queryTimeoutMs)
     this.accounts = postgresAccountStore(pool, queryTimeoutMs)
@@ -58,6 +76,7 @@ export class PostgresBookStore implements BookStore {
     const retention = options.retention ?? DEFAULT_RETENTION
     this.retention = setInterval(() => void this.trim(retention), options.trimIntervalMs ?? TRIM_INTERVAL_MS).unref()
     this.loginAttempts = new PostgresLoginAttempts(pool, queryTimeoutMs)
+    this.webhooks = postgresWebhookStore(pool, queryTimeoutMs)
   }
 
   /**
@@ -70,19 +89,19 @@ export class PostgresBookStore implements BookStore {
    */
   static async open(
     url: string,
-    options: PostgresOptions & ChangeLogOptions & { onWriteHealth?: (failure: Error | undefined) => void }
+    options: PostgresOptions & ChangeLogOptions & NumberingOptions & { onWriteHealth?: (failure: Error | undefined) => void }
   ): Promise<PostgresBookStore> {
     return new PostgresBookStore(await openPool(url, options), url, options, options.onWriteHealth ?? (() => {}))
   }
 
   /** Stored by the next group insert (group-insert.ts), with the other creates of this event-loop turn. */
-  create(input: BookInput): Promise<Book> {
-    return this.inserts.create(input)
+  create(input: BookInput, context: ChangeContext): Promise<Book> {
+    return this.numbered(this.inserts.create(input, context))
   }
 
   /** Its own transaction (postgres/idempotency.ts), outside the group insert: the key's lock, lookup, book and answer. */
-  createIdempotent(input: BookInput, claim: IdempotencyClaim): Promise<IdempotentCreate> {
-    return this.idempotent.create(input, claim).catch((error: unknown) => this.noted(error))
+  createIdempotent(input: BookInput, claim: IdempotencyClaim, context: ChangeContext): Promise<IdempotentCreate> {
+    return this.numbered(this.idempotent.create(input, claim, context).catch((error: unknown) => this.noted(error)))
   }
 
   trimIdempotencyKeys(before: string): Promise<number> {
@@ -90,6 +109,10 @@ export class PostgresBookStore implements BookStore {
   }
 
   async *list(query?: BookQuery): AsyncIterable<Book> {
+    if (query?.search) {
+      yield* await searchList(query, query.search, this.searchCandidates(query))
+      return
+    }
     if (query) {
       const readPage = async (page: BookQuery) => {
         const { sql, parameters } = await listStatement('postgres', page)
@@ -101,7 +124,16 @@ export class PostgresBookStore implements BookStore {
     for await (const page of pagesById((after, size) => this.query<Book>(STATEMENTS.page, [after, size]))) yield* page
   }
 
+  /** Reads the candidates of a search (README "Search"). */
+  private searchCandidates(query: BookQuery): ReadCandidates {
+    return async (pieces, afterId, size) => {
+      const { sql, parameters } = await searchStatement('postgres', query, pieces, afterId, size)
+      return this.query<Book>({ text: sql }, [...parameters])
+    }
+  }
+
   async count(filter: BookFilter): Promise<number> {
+    if (filter.search) return searchCount(filter, filter.search, this.searchCandidates(filter))
     const { sql, parameters } = await countStatement('postgres', filter)
     const rows = await this.query<{ total: number }>({ text: sql }, [...parameters])
     return rows[0]!.total
@@ -111,8 +143,8 @@ export class PostgresBookStore implements BookStore {
     return (await this.query<VersionedBook>(STATEMENTS.get, [id]))[0]
   }
 
-  async update(id: number, patch: BookPatch): Promise<VersionedBook | undefined> {
-    return (await this.query<VersionedBook>(STATEMENTS.update, [...patchValues(patch), id]))[0]
+  async update(id: number, patch: BookPatch, context: ChangeContext): Promise<VersionedBook | undefined> {
+    return (await this.numbered(this.query<VersionedBook>(STATEMENTS.update, [...patchValues(patch), id, contextText(context)])))[0]
   }
 
   /**
@@ -120,18 +152,38 @@ export class PostgresBookStore implements BookStore {
    * update that committed first makes the condition false, so exactly one of two racing
    * conditional updates of the same version succeeds.
    */
-  async updateIfVersion(id: number, version: number, patch: BookPatch): Promise<VersionedBook | 'missing' | 'stale'> {
-    const rows = await this.query<VersionedBook>(STATEMENTS.updateIfVersion, [...patchValues(patch), id, version])
+  async updateIfVersion(id: number, version: number, patch: BookPatch, context: ChangeContext): Promise<VersionedBook | 'missing' | 'stale'> {
+    const rows = await this.numbered(this.query<VersionedBook>(STATEMENTS.updateIfVersion, [...patchValues(patch), id, version, contextText(context)]))
     return rows[0] ?? this.missingOrStale(id)
   }
 
-  async deleteIfVersion(id: number, version: number): Promise<'deleted' | 'missing' | 'stale'> {
-    const rows = await this.query(STATEMENTS.deleteIfVersion, [id, version])
+  async deleteIfVersion(id: number, version: number, context: ChangeContext): Promise<'deleted' | 'missing' | 'stale'> {
+    const rows = await this.numbered(this.query(STATEMENTS.deleteIfVersion, [id, version, contextText(context)]))
     return rows.length > 0 ? 'deleted' : this.missingOrStale(id)
   }
 
-  async delete(id: number): Promise<boolean> {
-    return (await this.query(STATEMENTS.delete, [id])).length > 0
+  async delete(id: number, context: ChangeContext): Promise<boolean> {
+    return (await this.numbered(this.query(STATEMENTS.delete, [id, contextText(context)]))).length > 0
+  }
+
+  history(id: number, before: number, limit: number): Promise<HistoryPage | undefined> {
+    return readHistoryPage(
+      id,
+      before,
+      limit,
+      (bookId, before, size) => this.query<HistoryRow>(STATEMENTS.historyPage, [bookId, before, size]),
+      (bookId) => this.hasHistory(bookId)
+    )
+  }
+
+  async hasHistory(id: number): Promise<boolean> {
+    return (await this.query(STATEMENTS.historyAny, [id])).length > 0
+  }
+
+  /** Its own transaction (restore.ts): the version's lookup, the row lock and check, the write and its mark. */
+  restore(id: number, version: number, expectedVersion: number | undefined, context: ChangeContext): Promise<RestoreOutcome> {
+    const restoring = contextText({ ...context, restoredFrom: version })
+    return restoreBook(this.pool, this.queryTimeoutMs, id, version, expectedVersion, restoring).catch((error: unknown) => this.noted(error))
   }
 
   /** Undefined: other instances write to the same database, so only a query could tell. */
@@ -151,6 +203,17 @@ export class PostgresBookStore implements BookStore {
     this.onWriteHealth(undefined)
   }
 
+  /**
+   * `write`, and once it committed a numbering round at once when this instance holds the
+   * numbering (change-numbering.ts), so its own writes reach the feed without waiting for the poll.
+   */
+  private numbered<T>(write: Promise<T>): Promise<T> {
+    return write.then((result) => {
+      this.numbering.kick()
+      return result
+    })
+  }
+
   /** Notes a write refusal (told once, until a probe succeeds), then rethrows `error`. */
   private noted(error: unknown): never {
     if (isWriteRefused(error)) {
@@ -167,6 +230,7 @@ export class PostgresBookStore implements BookStore {
   async close(): Promise<void> {
     clearInterval(this.retention)
     this.changes.stop()
+    await this.numbering.stop()
     this.closed ??= this.pool.end()
     await this.closed
   }
@@ -174,7 +238,7 @@ export class PostgresBookStore implements BookStore {
   /** Retention steps until nothing more is due; a failure waits for the next round. */
   private async trim(retention: ChangeLogRetention): Promise<void> {
     try {
-      while (this.closed === undefined && (await this.changes.trim(this.pool, retention)));
+      while (this.closed === undefined && (await this.changes.trim(this.pool, retention, this.queryTimeoutMs)));
     } catch {
       // The database is unreachable or busy: the next round tries again; writes never wait on it.
     }
@@ -184,4 +248,9 @@ export class PostgresBookStore implements BookStore {
   private async missingOrStale(id: number): Promise<'missing' | 'stale'> {
     return (await this.query(STATEMENTS.exists, [id])).length > 0 ? 'stale' : 'missing'
   }
+}
+
+/** The change context as the JSON text the statements set for the trigger (`ChangeContext`). */
+function contextText(context: ChangeContext): string {
+  return JSON.stringify(contextObject(context))
 }

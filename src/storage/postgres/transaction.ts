@@ -8,8 +8,8 @@ export type TransactionQuery = <Row extends pg.QueryResultRow>(text: string, val
 /**
  * Runs `work` (given a statement runner and the client itself) in one transaction on a client of
  * `pool`: `BEGIN`, its statements (each with the
- * read timeout `queryTimeoutMs`), `COMMIT`; on any error `ROLLBACK`, and a client whose
- * connection failed is discarded rather than returned to the pool.
+ * read timeout `queryTimeoutMs`), `COMMIT`; on any error `ROLLBACK` (bounded the same way), and a
+ * client whose connection failed or timed out is discarded rather than returned to the pool.
  *
  * @throws the classified error of the failing statement (`StorageUnavailableError` when the
  *   database is unreachable or refuses writes), or `work`'s own error.
@@ -40,8 +40,29 @@ export async function inTransaction<T>(
     client.release()
     return result
   } catch (error) {
-    await client.query('ROLLBACK').catch(() => {})
-    client.release(error instanceof StorageUnavailableError ? error : undefined)
+    client.release(await rolledBack(client, queryTimeoutMs, error))
     throw error
+  }
+}
+
+/**
+ * Ends the failed transaction on `client` within `queryTimeoutMs`, as every statement is
+ * (README "Running several instances"): when the connection failed or a statement timed out
+ * (`StorageUnavailableError`), no `ROLLBACK` is sent at all (a timed-out statement still holds the
+ * connection, so a `ROLLBACK` would wait behind it until the database answers or TCP gives up):
+ * the connection is discarded instead, and the server rolls back a transaction whose connection
+ * closed. Otherwise `ROLLBACK` runs with the same read timeout, and a connection where it fails is
+ * discarded too.
+ *
+ * @returns the error to release the client with (discarded), or undefined (back to the pool).
+ */
+async function rolledBack(client: pg.PoolClient, queryTimeoutMs: number, error: unknown): Promise<Error | undefined> {
+  if (error instanceof StorageUnavailableError) return error
+  try {
+    const rollback: pg.QueryConfig & { query_timeout: number } = { text: 'ROLLBACK', query_timeout: queryTimeoutMs }
+    await client.query(rollback)
+    return undefined
+  } catch (rollbackError) {
+    return rollbackError as Error
   }
 }

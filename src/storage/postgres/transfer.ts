@@ -1,8 +1,13 @@
 import pg from 'pg'
 import type { Book } from '../../book/schema.js'
 import { insertValues } from '../book-sql.js'
-import { noteConflict, storeInOneTransaction, type BookTransfer, type ImportRow, type StoreOutcome } from '../book-transfer.js'
+import type { Search } from '../../book/search.js'
+import { searchStatement } from '../list-sql.js'
+import { searchList, type ReadCandidates } from '../search-results.js'
+import { inPages, noteConflict, storeInOneTransaction, type BookTransfer, type ImportRow, type StoreOutcome } from '../book-transfer.js'
 import { pagesById } from '../list-pages.js'
+import type { ChangeContext } from '../change-log.js'
+import { contextObject } from '../change-log-sql.js'
 import { openPool, types, type PostgresOptions } from './connection.js'
 import { STATEMENTS, columnArrays } from './statements.js'
 
@@ -63,12 +68,26 @@ export class PostgresBookTransfer implements BookTransfer {
     }
   }
 
-  store(batches: AsyncIterable<ImportRow[]>, options: { keepIds: boolean; maxId: number }): Promise<StoreOutcome> {
+  async *searchPages(search: Search): AsyncIterable<Book[]> {
+    await this.client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')
+    try {
+      const read: ReadCandidates = async (pieces, afterId, size) => {
+        const { sql, parameters } = await searchStatement('postgres', { search }, pieces, afterId, size)
+        return (await this.client.query<Book>({ text: sql, values: [...parameters] })).rows
+      }
+      yield* inPages(await searchList({ search }, search, read))
+    } finally {
+      await this.client.query('COMMIT')
+    }
+  }
+
+  store(batches: AsyncIterable<ImportRow[]>, options: { keepIds: boolean; maxId: number }, context: ChangeContext): Promise<StoreOutcome> {
     const client = this.client
     return storeInOneTransaction(
       {
         begin: async () => {
           await client.query('BEGIN')
+          await client.query({ ...STATEMENTS.setContext, values: [JSON.stringify(contextObject(context))] })
           if (options.keepIds && options.maxId > 0) {
             // First, so that services creating books meanwhile take ids past the file's. A sequence
             // is not transactional: after a refused import it stays moved (ids are never reused anyway).

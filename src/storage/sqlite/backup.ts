@@ -1,6 +1,7 @@
-import { closeSync, existsSync, linkSync, openSync } from 'node:fs'
+import { existsSync, linkSync } from 'node:fs'
 import Database from 'better-sqlite3'
 import { replaceAtomically } from '../atomic-file.js'
+import { createPrivateFile } from '../data-folder.js'
 import { MIGRATION_NAMES } from '../migrations.js'
 import { BUSY_TIMEOUT_MS, migrateConnection } from './connection.js'
 
@@ -63,7 +64,7 @@ export async function backupSqlite(databasePath: string, file: string): Promise<
   try {
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
     return await replaceAtomically(file, (temporary) => {
-      closeSync(openSync(temporary, 'wx', 0o600)) // VACUUM INTO accepts an empty file: ours, private
+      createPrivateFile(temporary) // VACUUM INTO accepts an empty file: ours, private
       db.prepare('VACUUM INTO ?').run(temporary)
       return checkDatabaseFile(temporary)
     })
@@ -149,7 +150,7 @@ export async function restoreSqlite(databasePath: string, file: string): Promise
   let current: Database.Database | undefined
   try {
     return await replaceAtomically(databasePath, async (temporary) => {
-      closeSync(openSync(temporary, 'wx', 0o600))
+      createPrivateFile(temporary)
       await source.backup(temporary)
       const copy = new Database(temporary)
       try {

@@ -1,7 +1,7 @@
 import { closeSync, openSync } from 'node:fs'
 import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
-import { makeFolder } from '../data-folder.js'
+import { keepPrivate, makeFolder, PRIVATE_FILE_MODE, PRIVATE_FOLDER_MODE } from '../data-folder.js'
 import { isUpToDate, migrateToLatest } from '../migrations.js'
 import { inOneTransaction } from './migration-transaction.js'
 
@@ -92,15 +92,18 @@ export async function migrateConnection(db: Database.Database): Promise<void> {
 /**
  * Opens the database at `path` as {@link openConnection} does, creating it first when missing
  * (its folder with mode 0700, the file itself with mode 0600; SQLite gives `-wal` and `-shm` the
- * file's mode), then applies pending migrations: what the store, `book-service migrate`,
+ * file's mode), and setting mode 0600 on the file, its `-wal` and `-shm` when they have another, then applies pending migrations: what the store, `book-service migrate`,
  * `book-service user` and `book-service import` all start with.
  *
  * @throws when the file cannot be created or opened, or a migration fails (the connection is closed).
  */
 export async function openMigrated(path: string): Promise<Database.Database> {
   if (path !== ':memory:') {
-    makeFolder(dirname(path), 0o700)
-    closeSync(openSync(path, 'a', 0o600))
+    makeFolder(dirname(path), PRIVATE_FOLDER_MODE)
+    closeSync(openSync(path, 'a', PRIVATE_FILE_MODE))
+    // Before SQLite opens it: it gives the `-wal` and `-shm` it creates the file's mode. Files
+    // already there with another mode (an older release, another umask) are made private too.
+    for (const file of [path, `${path}-wal`, `${path}-shm`]) keepPrivate(file)
   }
   const db = openConnection(path)
   try {

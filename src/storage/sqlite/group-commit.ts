@@ -4,21 +4,36 @@ import type { VersionedBook } from '../book-store.js'
 import type { InsertValues, PatchValues } from '../book-sql.js'
 import { isBusy, retryWhileBusy } from './connection.js'
 import { answerFromRow, insertedRow, type IdempotencyClaim, type IdempotentCreate } from '../idempotency.js'
-import { prepareStatements } from './statements.js'
+import { prepareStatements, type SqliteStatements } from './statements.js'
+import { insertValues, patchValues } from '../book-sql.js'
+import { revivedVersion, type RestoreOutcome } from '../book-history.js'
+import type { ChangeContext } from '../change-log.js'
+import { SQLITE_CONTEXT_STATEMENTS, contextValues } from '../change-log-sql.js'
 
 /** One write of the SQLite store, as data (so it can be sent to the writer thread). */
 export type WriteOp =
-  | { op: 'insert'; values: InsertValues }
-  | { op: 'insertIdempotent'; values: InsertValues; claim: IdempotencyClaim }
+  | { op: 'insert'; values: InsertValues; context: ChangeContext }
+  | { op: 'insertIdempotent'; values: InsertValues; claim: IdempotencyClaim; context: ChangeContext }
   | { op: 'trimIdempotencyKeys'; before: string }
   | { op: 'probe' }
-  | { op: 'update'; id: number; values: PatchValues }
-  | { op: 'updateIfVersion'; id: number; version: number; values: PatchValues }
-  | { op: 'delete'; id: number }
-  | { op: 'deleteIfVersion'; id: number; version: number }
+  | { op: 'update'; id: number; values: PatchValues; context: ChangeContext }
+  | { op: 'updateIfVersion'; id: number; version: number; values: PatchValues; context: ChangeContext }
+  | { op: 'delete'; id: number; context: ChangeContext }
+  | { op: 'deleteIfVersion'; id: number; version: number; context: ChangeContext }
+  | { op: 'restore'; id: number; version: number; expectedVersion?: number; context: ChangeContext }
 
 /** What a write gives back (see the store's method of the same name). */
-export type WriteResult = Book | VersionedBook | undefined | boolean | number | IdempotentCreate | 'deleted' | 'missing' | 'stale'
+export type WriteResult =
+  | Book
+  | VersionedBook
+  | undefined
+  | boolean
+  | number
+  | IdempotentCreate
+  | RestoreOutcome
+  | 'deleted'
+  | 'missing'
+  | 'stale'
 
 /** What one write gave: its result, or the error it raised (its savepoint was rolled back). */
 export type WriteOutcome = { ok: true; value: WriteResult } | { ok: false; error: WriteError }
@@ -51,7 +66,18 @@ export function toError(error: WriteError): Error {
 export function groupCommit(db: Database.Database): (batch: WriteOp[]) => WriteOutcome[] {
   const statements = prepareStatements(db)
   const missingOrStale = (id: number) => (statements.exists.get(id) ? 'stale' : 'missing')
+  const lastSeq = db.prepare<[], number>(SQLITE_CONTEXT_STATEMENTS.lastSeq).pluck()
+  const stamp = db.prepare(SQLITE_CONTEXT_STATEMENTS.stamp)
+  // A book write stamps the change-log rows its triggers wrote with its context (`ChangeContext`):
+  // the rows numbered above the highest number before it, in the same transaction (or savepoint).
   const run = (write: WriteOp): WriteResult => {
+    if (!('context' in write)) return runWrite(write)
+    const before = lastSeq.get()!
+    const result = runWrite(write)
+    stamp.run(...contextValues(write.context), before)
+    return result
+  }
+  const runWrite = (write: WriteOp): WriteResult => {
     switch (write.op) {
       case 'insert':
         return statements.insert.get(...write.values)
@@ -79,6 +105,8 @@ export function groupCommit(db: Database.Database): (batch: WriteOp[]) => WriteO
         return statements.delete.run(write.id).changes > 0
       case 'deleteIfVersion':
         return statements.deleteIfVersion.run(write.id, write.version).changes > 0 ? 'deleted' : missingOrStale(write.id)
+      case 'restore':
+        return restore(statements, write)
     }
   }
   // The usual case: every write succeeds, so the batch runs without savepoints.
@@ -108,4 +136,22 @@ export function groupCommit(db: Database.Database): (batch: WriteOp[]) => WriteO
         return isolated.immediate(batch)
       }
     })
+}
+
+/**
+ * A restore (`BookStore.restore`), inside the batch's transaction: the version's book from the
+ * log, then the current row and its version check, then the write (whose change-log row `run`
+ * stamps with the context, `restoredFrom` included). Nothing can come between these steps: SQLite
+ * has one writer at a time.
+ */
+function restore(statements: SqliteStatements, write: Extract<WriteOp, { op: 'restore' }>): RestoreOutcome {
+  const { id, version, expectedVersion } = write
+  const target = statements.historyVersion.get(id, version)
+  if (!target) return { outcome: statements.historyAny.get(id) ? 'versionNotFound' : 'noHistory' }
+  const current = statements.get.get(id)
+  if (current && expectedVersion !== undefined && current.version !== expectedVersion) return { outcome: 'stale' }
+  const book = current
+    ? statements.update.get(...patchValues(target), id)!
+    : statements.revive.get(id, ...insertValues(target), revivedVersion(statements.historyLast.get(id)!))!
+  return { outcome: 'restored', book, revived: !current }
 }

@@ -1,5 +1,6 @@
 import { linkSync, rmSync } from 'node:fs'
 import type Database from 'better-sqlite3'
+import { createPrivateFile } from '../data-folder.js'
 import type { FileChange } from './file-identity.js'
 
 /**
@@ -25,6 +26,7 @@ export function keepCommittedData(db: Database.Database, path: string, change: F
     if (change.database !== 'removed') return 'the committed data is kept in the database file'
     const copy = `${path}.recovered-${process.pid}`
     rmSync(copy, { force: true })
+    createPrivateFile(copy) // VACUUM INTO fills an empty file, keeping its mode: 0600, as the hashes it holds need
     db.prepare('VACUUM INTO ?').run(copy)
     try {
       linkSync(copy, path)

@@ -3,6 +3,7 @@ import type { Book } from '../../book/schema.js'
 import type { VersionedBook } from '../book-store.js'
 import { STORED_COLUMNS, bookStatements, type InsertValues, type PatchValues } from '../book-sql.js'
 import { idempotencyStatements, type IdempotencyRow } from '../idempotency.js'
+import { historyStatements, type HistoryRow } from '../book-history.js'
 
 /** The fixed statements on SQLite (placeholders `?`), from the one description in book-sql.ts. */
 const SQL = bookStatements('sqlite')
@@ -17,6 +18,9 @@ const PROBE_ROW = "subject = '' AND idempotency_key = ''"
 
 /** `book-service import --keep-ids`: the row's own id, skipped (changes 0) when the id is taken. */
 const INSERT_KEEPING_ID = `INSERT OR IGNORE INTO books (id, ${STORED_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)`
+
+/** The history's statements on SQLite (../book-history.ts). */
+const HISTORY_SQL = historyStatements('sqlite')
 
 /** A books row in raw mode: id, title, author, year. */
 type BookRow = [id: number, title: string, author: string, year: number]
@@ -43,6 +47,16 @@ export interface SqliteStatements {
   /** The readiness probe's write and its undoing (see `PROBE_ROW`). */
   probeWrite: Database.Statement
   probeErase: Database.Statement
+  /** A page of a book's history: book id, before seq, limit (newest first). */
+  historyPage: Database.Statement<[number, number, number], HistoryRow>
+  /** A row when the book has any history: book id. */
+  historyAny: Database.Statement<[number], { 1: number }>
+  /** The book at a version of its history: book id, version. */
+  historyVersion: Database.Statement<[number, number], { title: string; author: string; year: number }>
+  /** The book's newest change-log row: book id. */
+  historyLast: Database.Statement<[number], { operation: string; version: number }>
+  /** A deleted book stored again under its id: id, the insert values, version. */
+  revive: Database.Statement<[number, ...InsertValues, number], VersionedBook>
   /** `PRAGMA data_version`: changes when another connection (the writer thread, an import) commits. */
   dataVersion: Database.Statement<[], number>
 }
@@ -72,6 +86,11 @@ export function prepareStatements(db: Database.Database): SqliteStatements {
       "INSERT OR REPLACE INTO idempotency_keys (subject, idempotency_key, fingerprint, status, book_id, response, created_at) VALUES ('', '', '', 0, 0, '', '')"
     ),
     probeErase: db.prepare(`DELETE FROM idempotency_keys WHERE ${PROBE_ROW}`),
+    historyPage: db.prepare<[number, number, number], HistoryRow>(HISTORY_SQL.page),
+    historyAny: db.prepare<[number], { 1: number }>(HISTORY_SQL.any),
+    historyVersion: db.prepare<[number, number], { title: string; author: string; year: number }>(HISTORY_SQL.version),
+    historyLast: db.prepare<[number], { operation: string; version: number }>(HISTORY_SQL.last),
+    revive: db.prepare<[number, ...InsertValues, number], VersionedBook>(HISTORY_SQL.revive),
     dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck()
   }
 }

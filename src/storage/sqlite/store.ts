@@ -7,15 +7,22 @@ import type { LoginAttempts } from '../login-attempts.js'
 import { insertValues, patchValues } from '../book-sql.js'
 import type { IdempotencyClaim, IdempotentCreate } from '../idempotency.js'
 import { pagesById, pagesOf } from '../list-pages.js'
-import { countStatement, listStatement } from '../list-sql.js'
+import { countStatement, listStatement, searchStatement } from '../list-sql.js'
+import { searchCount, searchList, type ReadCandidates } from '../search-results.js'
 import { DEFAULT_RETENTION, TRIM_INTERVAL_MS, type ChangeLogOptions } from '../change-log-retention.js'
 import { changeLogStatements, type HorizonRow } from '../change-log-sql.js'
+import { readHistoryPage, type HistoryPage, type RestoreOutcome } from '../book-history.js'
 import { sqliteAccountStore } from './accounts.js'
 import { SqliteChangeLog } from './change-log.js'
+import type { ChangeContext } from '../change-log.js'
 import { openConnection, openMigrated } from './connection.js'
+import { damagedFileError, isDamaged } from './damaged-file.js'
 import { watchFileIdentity } from './file-identity.js'
 import { SqliteLoginAttempts } from './login-attempts.js'
+import { sqliteWebhookStore } from './webhooks.js'
+import type { WebhookStore } from '../webhook-store.js'
 import { preparedQueries, prepareStatements } from './statements.js'
+import type { WriteOp } from './group-commit.js'
 import { WriteQueue, type WriteHealthListener } from './write-queue.js'
 
 /** The change log's statements on SQLite. */
@@ -58,6 +65,7 @@ export class SqliteBookStore implements BookStore {
   readonly accounts: AccountStore
   readonly changes: SqliteChangeLog
   readonly loginAttempts: LoginAttempts
+  readonly webhooks: WebhookStore
   private readonly cache = new Map<number, VersionedBook>()
   private readonly statements
   private readonly query
@@ -70,12 +78,16 @@ export class SqliteBookStore implements BookStore {
 
   /** The readiness probe in flight, shared by the readiness checks that come meanwhile. */
   private probe: Promise<void> | undefined
+  /** Set once a read or write found the database file damaged: the store serves nothing more until restarted. */
+  private damage: StorageUnavailableError | undefined
 
   private constructor(
     private readonly db: Database.Database,
     private readonly writes: WriteQueue,
     private readonly files: ReturnType<typeof watchFileIdentity> | undefined,
-    private readonly attemptsDb: Database.Database
+    private readonly attemptsDb: Database.Database,
+    private readonly path: string,
+    private readonly onWriteHealth: WriteHealthListener | undefined
   ) {
     this.statements = prepareStatements(db)
     this.query = preparedQueries(db)
@@ -86,6 +98,7 @@ export class SqliteBookStore implements BookStore {
     this.horizon = db.prepare<[], HorizonRow>(CHANGE_LOG_SQL.horizon)
     this.seenSeq = this.horizon.get()!.last_seq
     this.loginAttempts = new SqliteLoginAttempts(attemptsDb)
+    this.webhooks = sqliteWebhookStore(attemptsDb)
   }
 
   /**
@@ -106,7 +119,7 @@ export class SqliteBookStore implements BookStore {
       // (sqlite/login-attempts.ts); an in-memory database has only the one connection.
       attemptsDb = path === ':memory:' ? db : openConnection(path)
       if (attemptsDb !== db) attemptsDb.pragma('synchronous = NORMAL')
-      return new SqliteBookStore(db, new WriteQueue(writer, db, options.onWriteHealth), files, attemptsDb)
+      return new SqliteBookStore(db, new WriteQueue(writer, db, options.onWriteHealth), files, attemptsDb, path, options.onWriteHealth)
     } catch (error) {
       if (attemptsDb !== db) attemptsDb?.close()
       db.close()
@@ -114,20 +127,24 @@ export class SqliteBookStore implements BookStore {
     }
   }
 
-  create(input: BookInput): Promise<Book> {
-    return this.writes.write({ op: 'insert', values: insertValues(input) }, () => {})
+  create(input: BookInput, context: ChangeContext): Promise<Book> {
+    return this.write({ op: 'insert', values: insertValues(input), context }, () => {})
   }
 
   /** One write of the group commit: the key's lookup, the book and the key's answer in its transaction. */
-  createIdempotent(input: BookInput, claim: IdempotencyClaim): Promise<IdempotentCreate> {
-    return this.writes.write({ op: 'insertIdempotent', values: insertValues(input), claim }, () => {})
+  createIdempotent(input: BookInput, claim: IdempotencyClaim, context: ChangeContext): Promise<IdempotentCreate> {
+    return this.write({ op: 'insertIdempotent', values: insertValues(input), claim, context }, () => {})
   }
 
   trimIdempotencyKeys(before: string): Promise<number> {
-    return this.writes.write({ op: 'trimIdempotencyKeys', before }, () => {})
+    return this.write({ op: 'trimIdempotencyKeys', before }, () => {})
   }
 
   async *list(query?: BookQuery): AsyncIterable<Book> {
+    if (query?.search) {
+      yield* await searchList(query, query.search, this.searchCandidates(query))
+      return
+    }
     if (query) {
       // Each page read whole (`all()`): a statement iterated across event-loop turns would be
       // busy for the next request of the same shape (one prepared statement per shape).
@@ -141,7 +158,16 @@ export class SqliteBookStore implements BookStore {
     for await (const page of pagesById(this.statements.page)) yield* page
   }
 
+  /** Reads the candidates of a search (README "Search"), each read one statement taken whole. */
+  private searchCandidates(query: BookQuery): ReadCandidates {
+    return async (pieces, afterId, size) => {
+      const { sql, parameters } = await searchStatement('sqlite', query, pieces, afterId, size)
+      return this.query(sql).all(...parameters) as Book[]
+    }
+  }
+
   async count(filter: BookFilter): Promise<number> {
+    if (filter.search) return searchCount(filter, filter.search, this.searchCandidates(filter))
     const { sql, parameters } = await countStatement('sqlite', filter)
     return (this.query(sql).get(...parameters) as { total: number }).total
   }
@@ -155,8 +181,8 @@ export class SqliteBookStore implements BookStore {
     return book
   }
 
-  update(id: number, patch: BookPatch): Promise<VersionedBook | undefined> {
-    return this.writes.write<VersionedBook | undefined>({ op: 'update', id, values: patchValues(patch) }, () => this.cache.delete(id))
+  update(id: number, patch: BookPatch, context: ChangeContext): Promise<VersionedBook | undefined> {
+    return this.write<VersionedBook | undefined>({ op: 'update', id, values: patchValues(patch), context }, () => this.cache.delete(id))
   }
 
   /**
@@ -164,19 +190,39 @@ export class SqliteBookStore implements BookStore {
    * every write; when it changes nothing, the existence check runs in the same transaction, so
    * no other write can come between them (SQLite has one writer: the writer's connection).
    */
-  updateIfVersion(id: number, version: number, patch: BookPatch): Promise<VersionedBook | 'missing' | 'stale'> {
-    return this.writes.write<VersionedBook | 'missing' | 'stale'>(
-      { op: 'updateIfVersion', id, version, values: patchValues(patch) },
+  updateIfVersion(id: number, version: number, patch: BookPatch, context: ChangeContext): Promise<VersionedBook | 'missing' | 'stale'> {
+    return this.write<VersionedBook | 'missing' | 'stale'>(
+      { op: 'updateIfVersion', id, version, values: patchValues(patch), context },
       () => this.cache.delete(id)
     )
   }
 
-  delete(id: number): Promise<boolean> {
-    return this.writes.write<boolean>({ op: 'delete', id }, () => this.cache.delete(id))
+  delete(id: number, context: ChangeContext): Promise<boolean> {
+    return this.write<boolean>({ op: 'delete', id, context }, () => this.cache.delete(id))
   }
 
-  deleteIfVersion(id: number, version: number): Promise<'deleted' | 'missing' | 'stale'> {
-    return this.writes.write<'deleted' | 'missing' | 'stale'>({ op: 'deleteIfVersion', id, version }, () => this.cache.delete(id))
+  deleteIfVersion(id: number, version: number, context: ChangeContext): Promise<'deleted' | 'missing' | 'stale'> {
+    return this.write<'deleted' | 'missing' | 'stale'>({ op: 'deleteIfVersion', id, version, context }, () => this.cache.delete(id))
+  }
+
+  async history(id: number, before: number, limit: number): Promise<HistoryPage | undefined> {
+    return readHistoryPage(
+      id,
+      before,
+      limit,
+      async (bookId, before, size) => this.statements.historyPage.all(bookId, before, size),
+      async (bookId) => this.statements.historyAny.get(bookId) !== undefined
+    )
+  }
+
+  async hasHistory(id: number): Promise<boolean> {
+    return this.statements.historyAny.get(id) !== undefined
+  }
+
+  /** One write of the group commit (group-commit.ts `restore`): the version's lookup, the check and the write in its transaction. */
+  restore(id: number, version: number, expectedVersion: number | undefined, context: ChangeContext): Promise<RestoreOutcome> {
+    const restoring = { ...context, restoredFrom: version }
+    return this.writes.write<RestoreOutcome>({ op: 'restore', id, version, expectedVersion, context: restoring }, () => this.cache.delete(id))
   }
 
   /**
@@ -195,11 +241,39 @@ export class SqliteBookStore implements BookStore {
    * system) until a write succeeds. Then, and when the files are no longer the ones opened, a
    * probe write (a row written and removed, committed and synced like any write; one at a time,
    * at most {@link PROBE_TIMEOUT_MS}) decides, so readiness comes back as soon as writes work.
+   * Last, a read of the file itself (the change log's horizon): a file emptied or overwritten
+   * under the service (`SQLITE_NOTADB`, `SQLITE_CORRUPT`) makes the store unavailable for good.
    */
   async ping(): Promise<void> {
+    if (this.damage) throw this.damage
     this.writes.assertWritable()
     if (this.writes.failing || this.files?.changed()) await this.probeWrite()
-    this.statements.ping.get()
+    try {
+      this.statements.ping.get()
+      this.horizon.get()
+    } catch (error) {
+      throw this.unavailableFor(error) ?? error
+    }
+  }
+
+  /**
+   * A damaged database file (`SQLITE_NOTADB`, `SQLITE_CORRUPT`: README "Readiness") makes the
+   * store unavailable until it is restarted on a sound file: this error and every later one
+   * answer 503, readiness fails, and it is logged once (as writes failing).
+   */
+  unavailableFor(error: unknown): StorageUnavailableError | undefined {
+    if (!isDamaged(error)) return undefined
+    if (this.damage === undefined) {
+      this.damage = damagedFileError(this.path, error as Error)
+      this.onWriteHealth?.(this.damage)
+    }
+    return this.damage
+  }
+
+  /** One write through the group commit, refused at once (503) once the file was found damaged. */
+  private write<T>(write: WriteOp, committed: (value: T) => unknown): Promise<T> {
+    if (this.damage) return Promise.reject(this.damage)
+    return this.writes.write<T>(write, committed)
   }
 
   /** One probe write through the group commit, shared by concurrent callers; rejects after {@link PROBE_TIMEOUT_MS}. */

@@ -1,8 +1,13 @@
 import type Database from 'better-sqlite3'
 import type { Book } from '../../book/schema.js'
 import { insertValues } from '../book-sql.js'
-import { noteConflict, storeInOneTransaction, type BookTransfer, type ImportRow, type StoreOutcome } from '../book-transfer.js'
+import type { Search } from '../../book/search.js'
+import { searchStatement } from '../list-sql.js'
+import { searchList, type ReadCandidates } from '../search-results.js'
+import { inPages, noteConflict, storeInOneTransaction, type BookTransfer, type ImportRow, type StoreOutcome } from '../book-transfer.js'
 import { pagesById } from '../list-pages.js'
+import type { ChangeContext } from '../change-log.js'
+import { SQLITE_CONTEXT_STATEMENTS, contextValues } from '../change-log-sql.js'
 import { openConnection, openMigrated } from './connection.js'
 import { prepareStatements, type SqliteStatements } from './statements.js'
 
@@ -51,15 +56,31 @@ export class SqliteBookTransfer implements BookTransfer {
     }
   }
 
-  store(batches: AsyncIterable<ImportRow[]>, options: { keepIds: boolean }): Promise<StoreOutcome> {
+  async *searchPages(search: Search): AsyncIterable<Book[]> {
+    this.db.exec('BEGIN')
+    try {
+      const read: ReadCandidates = async (pieces, afterId, size) => {
+        const { sql, parameters } = await searchStatement('sqlite', { search }, pieces, afterId, size)
+        return this.db.prepare(sql).all(...parameters) as Book[]
+      }
+      yield* inPages(await searchList({ search }, search, read))
+    } finally {
+      this.db.exec('COMMIT')
+    }
+  }
+
+  /** The change-log rows of the import are stamped with `context` before the commit (`ChangeContext`). */
+  store(batches: AsyncIterable<ImportRow[]>, options: { keepIds: boolean }, context: ChangeContext): Promise<StoreOutcome> {
     // AUTOINCREMENT keeps sqlite_sequence at the largest id ever stored, explicit ones included,
     // so with --keep-ids the sequence moves past the file's ids by itself.
     const { insert, insertKeepingId } = this.statements
     const db = this.db
+    let lastSeq = 0
     return storeInOneTransaction(
       {
         begin: async () => {
           db.exec('BEGIN IMMEDIATE')
+          lastSeq = db.prepare(SQLITE_CONTEXT_STATEMENTS.lastSeq).pluck().get() as number
         },
         storeBatch: async (batch, outcome) => {
           for (const { line, row } of batch) {
@@ -69,6 +90,7 @@ export class SqliteBookTransfer implements BookTransfer {
           }
         },
         commit: async () => {
+          db.prepare(SQLITE_CONTEXT_STATEMENTS.stamp).run(...contextValues(context), lastSeq)
           db.exec('COMMIT')
         },
         rollback: async () => {

@@ -2,6 +2,9 @@ import assert from 'node:assert/strict'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
+import Database from 'better-sqlite3'
+import pg from 'pg'
+import { eventually } from '../../support/client.js'
 import { runCli } from '../../support/cli.js'
 import { call } from '../../support/client.js'
 import { createPostgresDatabase, engines, postgresSkipReason } from '../../support/engines.js'
@@ -24,6 +27,26 @@ async function freshDatabase(engine: string, folder: string, name: string, clean
   const database = await createPostgresDatabase()
   cleanups.push(() => database.drop())
   return database.url
+}
+
+/** The actor and request id of each numbered change-log row of the database at `url` (README "Change log"), by seq. */
+async function logContext(engine: string, url: string): Promise<Array<{ book_id: number; actor: string | null; request_id: string | null }>> {
+  const text = 'SELECT book_id, actor, request_id FROM book_changes WHERE seq IS NOT NULL ORDER BY seq'
+  if (engine === 'sqlite') {
+    const db = new Database(url, { readonly: true })
+    try {
+      return db.prepare(text).all() as Array<{ book_id: number; actor: string | null; request_id: string | null }>
+    } finally {
+      db.close()
+    }
+  }
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    return (await client.query(text)).rows.map((row) => ({ ...row, book_id: Number(row.book_id) }))
+  } finally {
+    await client.end()
+  }
 }
 
 /** All books the service answers, by id. */
@@ -81,6 +104,21 @@ for (const { engine, skip } of engines) {
       })
     }
 
+    test('export --q: what GET /books?q= finds, in relevance order; a q too long: exit 1', async () => {
+      for (const q of ['zoe unicode', 'line', '"herbert"', 'herbret', 'nothing here']) {
+        const { status, body } = await call(`${server.url}/books?q=${encodeURIComponent(q)}`)
+        assert.equal(status, 200)
+        const exported = await cli(['export', '--q', q], source)
+        assert.equal(exported.code, 0, exported.stderr)
+        const lines = exported.stdout.trimEnd().split('\n').filter((line) => line !== '')
+        assert.deepEqual(lines.map((line) => JSON.parse(line)), body.data, q)
+      }
+      assert.equal((await cli(['export', '--q', 'herbert'], source)).stdout.trimEnd().split('\n').length, 1)
+      const tooLong = await cli(['export', '--q', 'x'.repeat(201)], source)
+      assert.equal(tooLong.code, 1)
+      assert.match(tooLong.stderr, /--q: at most 200 characters/)
+    })
+
     test('a bad file changes nothing and names each bad line (the first 20, then a count)', async () => {
       const rows = ['id,title,author,year', '1,"a title\nover two lines",Someone,1999', '2,Fine,Author,"1965"']
       rows.push('3,No year,Author,', '4,"",Author,2000', '5,Too,many,fields,here', `6,${'x'.repeat(501)},A,1`, '7,Year,A,10000')
@@ -117,6 +155,12 @@ for (const { engine, skip } of engines) {
 
       writeFileSync(join(folder, 'more.ndjson'), '{"id":3,"title":"Three again","author":"B","year":3}\n{"id":50,"title":"Fifty","author":"C","year":50}\n')
       assert.equal((await cli(['import', 'more.ndjson', '--keep-ids'], source)).code, 0)
+      // The import's changes record the command as their actor, and no request.
+      await eventually('the import numbered', async () => (await logContext(engine, source)).some((row) => row.book_id === 50))
+      assert.deepEqual((await logContext(engine, source)).slice(-2), [
+        { book_id: 3, actor: 'book-service import', request_id: null },
+        { book_id: 50, actor: 'book-service import', request_id: null }
+      ])
       assert.deepEqual((await call(`${server.url}/book/3`)).body.data, { id: 3, title: 'Three again', author: 'B', year: 3 })
       assert.deepEqual((await call(`${server.url}/book/1`)).body.data, stored[0])
       assert.equal((await listed(server)).length, stored.length + 2)

@@ -3,6 +3,7 @@ import { spawn, spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { request } from 'node:http'
 import { after, before, describe, test } from 'node:test'
+import { authHeaders } from '../../support/app.js'
 import { removeDirectory, SERVER_ENTRY, startServer, temporaryDirectory, type RunningServer } from '../../support/server.js'
 
 /** The pids of the processes that logged `listening at <url>`, in the order they did. */
@@ -120,6 +121,61 @@ describe('WORKERS=2: a primary and two workers on one port', () => {
     for (const pid of workers) assert.equal(alive(pid), false, `worker ${pid} still running`)
     const stopped = server.stdout().split('\n').filter((line) => line.includes('stopping: finishing in-flight requests'))
     assert.equal(stopped.length, 2, server.stdout())
+  })
+})
+
+describe('WORKERS=2: the primary SIGKILLed while writes are in flight', () => {
+  test('the workers answer every write they took on (none committed unanswered, none acknowledged lost), then exit 0', async () => {
+    const directory = temporaryDirectory()
+    const server = await startTwoWorkers(directory)
+    const workers = listeningPids(server)
+    after(() => {
+      for (const pid of workers.filter(alive)) process.kill(pid, 'SIGKILL')
+      removeDirectory(directory)
+    })
+    const body = JSON.stringify({ title: 'In flight', author: 'A', year: 2000 })
+    /** One POST on a connection of its own: its id, or why it got none (`refused`: never taken on). */
+    const post = () =>
+      new Promise<number | 'refused' | 'reset'>((resolve) => {
+        const req = request(`${server.url}/book`, { method: 'POST', agent: false, headers: { ...authHeaders(), 'content-type': 'application/json' } }, (response) => {
+          let text = ''
+          response.setEncoding('utf8')
+          response.on('data', (chunk: string) => (text += chunk))
+          response.on('end', () => resolve(response.statusCode === 201 ? (JSON.parse(text) as { data: { id: number } }).data.id : 'reset'))
+          response.on('error', () => resolve('reset'))
+        })
+        req.on('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED' ? 'refused' : 'reset'))
+        req.end(body)
+      })
+    // 16 writers, each posting until the service stops taking connections.
+    let killed = false
+    const writers = Array.from({ length: 16 }, async () => {
+      const outcomes: Array<number | 'reset'> = []
+      for (;;) {
+        const outcome = await post()
+        if (outcome === 'refused') return outcomes
+        outcomes.push(outcome)
+        if (killed && outcome === 'reset') return outcomes
+      }
+    })
+    await new Promise((resolve) => setTimeout(resolve, 400))
+    server.process.kill('SIGKILL')
+    killed = true
+    const outcomes = (await Promise.all(writers)).flat()
+    await waitFor('both workers to exit', () => workers.every((pid) => !alive(pid)))
+    const acknowledged = outcomes.filter((outcome): outcome is number => typeof outcome === 'number')
+    assert.ok(acknowledged.length > 0)
+
+    const restarted = await startServer({ dataDirectory: directory })
+    try {
+      const stored = ((await (await fetch(`${restarted.url}/books`, { headers: authHeaders() })).json()) as { data: Array<{ id: number }> }).data.map((book) => book.id)
+      assert.deepEqual(acknowledged.filter((id) => !stored.includes(id)), [], 'acknowledged but not stored')
+      assert.deepEqual(stored.filter((id) => !acknowledged.includes(id)), [], 'stored but never answered: its answer was dropped')
+    } finally {
+      assert.equal(await restarted.stop(), 0)
+    }
+    // Each worker stopped as on SIGTERM, one line each.
+    assert.equal(server.stdout().split('\n').filter((line) => line.includes('"signal":"disconnect"')).length, 2, server.stdout())
   })
 })
 

@@ -61,17 +61,28 @@ describe('GET /openapi.json', () => {
     assert.deepEqual(operations.sort(), [
       'DELETE /book/{id} deleteBook',
       'DELETE /users/{username} deleteUser',
+      'DELETE /webhooks/{id} deleteWebhook',
       'GET /book/{id} getBook',
+      'GET /book/{id}/history getBookHistory',
       'GET /books listBooks',
       'GET /books/changes watchBookChanges',
       'GET /healthz liveness',
       'GET /readyz readiness',
       'GET /users listUsers',
+      'GET /webhooks listWebhooks',
+      'GET /webhooks/{id} getWebhook',
+      'GET /webhooks/{id}/deliveries listWebhookDeliveries',
       'POST /book createBook',
+      'POST /book/{id}/restore restoreBook',
       'POST /login login',
       'POST /users createUser',
+      'POST /webhooks createWebhook',
+      'POST /webhooks/{id}/replay replayWebhook',
+      'POST /webhooks/{id}/rotate rotateWebhookSecret',
       'PUT /book/{id} updateBook',
-      'PUT /users/{username} updateUser'
+      'PUT /users/{username} updateUser',
+      'PUT /users/{username}/password changeOwnPassword',
+      'PUT /webhooks/{id} updateWebhook'
     ])
   })
 
@@ -82,7 +93,9 @@ describe('GET /openapi.json', () => {
     assert.match(scheme?.description ?? '', /raw token/)
     const protectedOperations = [
       ['/book', 'post'], ['/books', 'get'], ['/books/changes', 'get'], ['/book/{id}', 'get'], ['/book/{id}', 'put'], ['/book/{id}', 'delete'],
-      ['/users', 'get'], ['/users', 'post'], ['/users/{username}', 'put'], ['/users/{username}', 'delete']
+      ['/users', 'get'], ['/users', 'post'], ['/users/{username}', 'put'], ['/users/{username}', 'delete'],
+      ['/webhooks', 'get'], ['/webhooks', 'post'], ['/webhooks/{id}', 'get'], ['/webhooks/{id}', 'put'], ['/webhooks/{id}', 'delete'],
+      ['/webhooks/{id}/deliveries', 'get'], ['/webhooks/{id}/replay', 'post'], ['/webhooks/{id}/rotate', 'post']
     ] as const
     for (const [path, method] of protectedOperations) {
       assert.deepEqual(document.paths[path]?.[method]?.security, [{ bearerAuth: [] }], `${method} ${path}`)

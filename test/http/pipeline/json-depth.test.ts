@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../../src/http/pipeline/json-depth.js'
+import { exceedsJsonBounds, MAX_JSON_DEPTH, MAX_JSON_VALUES, nestsDeeperThan } from '../../../src/http/pipeline/json-depth.js'
 import { authHeaders, signToken } from '../../support/app.js'
 import { describeEachEngine, suiteServer } from '../../support/suite.js'
 
@@ -37,6 +37,39 @@ describe('nesting depth scan', () => {
     assert.equal(MAX_JSON_DEPTH, 32)
     assert.equal(nestsDeeperThan(Buffer.from(nested(32)), MAX_JSON_DEPTH), false)
     assert.equal(nestsDeeperThan(Buffer.from(nested(33)), MAX_JSON_DEPTH), true)
+  })
+})
+
+describe('width scan', () => {
+  const wider = (text: string, max = 3) => exceedsJsonBounds(Buffer.from(text), MAX_JSON_DEPTH, max)
+  test('counts arrays, objects and the commas between elements and members, outside strings', () => {
+    assert.equal(wider('{"a":1,"b":2}'), false, 'one object, one comma')
+    assert.equal(wider('{"a":[1,2]}'), false)
+    assert.equal(wider('{"a":[1,2,3]}'), true)
+    assert.equal(wider('[[],[]]'), true)
+    assert.equal(wider('{"a":",,,,[[[{{{"}'), false)
+  })
+  test('10,000 pass, one more does not', () => {
+    assert.equal(MAX_JSON_VALUES, 10_000)
+    const list = (commas: number) => `[${'1,'.repeat(commas)}1]`
+    assert.equal(exceedsJsonBounds(Buffer.from(list(9_999)), MAX_JSON_DEPTH, MAX_JSON_VALUES), false)
+    assert.equal(exceedsJsonBounds(Buffer.from(list(10_000)), MAX_JSON_DEPTH, MAX_JSON_VALUES), true)
+  })
+})
+
+describeEachEngine('bodies too wide', ({ app }) => {
+  test('340,000 empty arrays in ~1 MiB under an unknown key: 400 Invalid input, on POST and PUT /book and POST /login; 9,000 pass', async () => {
+    const headers = { ...authHeaders(), 'content-type': 'application/json' }
+    const wide = bookWith(`[${'[],'.repeat(340_000)}[]]`)
+    assert.ok(wide.length > 1_000_000 && wide.length < 1024 * 1024)
+    assert.deepEqual((await app().inject({ method: 'POST', url: '/book', headers, payload: wide })).json(), invalidInput)
+    const fine = await app().inject({ method: 'POST', url: '/book', headers, payload: bookWith(`[${'0,'.repeat(9_000)}0]`) })
+    assert.equal(fine.statusCode, 201, fine.body)
+    const id = fine.json().data.id
+    assert.deepEqual((await app().inject({ method: 'PUT', url: `/book/${id}`, headers, payload: wide })).json(), invalidInput)
+    const login = JSON.stringify({ username: 'admin', password: 'x' }).slice(0, -1) + `,"x":[${'{},'.repeat(20_000)}{}]}`
+    assert.deepEqual((await app().inject({ method: 'POST', url: '/login', headers, payload: login })).json(), invalidInput)
+    assert.deepEqual((await app().inject({ url: `/book/${id}`, headers })).json().data, { id, ...book })
   })
 })
 

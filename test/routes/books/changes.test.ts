@@ -10,6 +10,7 @@ import { createAccount, login } from '../../support/accounts.js'
 import { openFeed, sequences } from '../../support/change-feed.js'
 import { eventually } from '../../support/client.js'
 import { describeEachEngine } from '../../support/suite.js'
+import { UNKNOWN_CHANGE_CONTEXT } from '../../../src/storage/change-log.js'
 
 const auth = authHeaders()
 
@@ -82,6 +83,10 @@ describeEachEngine('GET /books/changes', ({ withFreshApp }) => {
     await withFreshApp(async (app) => {
       const url = await listening(app)
       await create(app, 'Before anyone subscribed')
+      // Numbered (PostgreSQL numbers shortly after the commit: README "Change log"), so "now" is past it.
+      const numbered = await openFeed(url, auth, '?after=0')
+      await numbered.waitFor(1)
+      numbered.close()
       const [first, second] = await Promise.all([openFeed(url, auth), openFeed(url, auth)])
       const changes = await burst(app, 60)
       for (const feed of [first, second]) {
@@ -286,7 +291,7 @@ test('a stalled reader (never reads) is dropped and counted; the others get ever
     const author = 'y'.repeat(500)
     const total = 30_000
     for (let start = 0; start < total; start += 1000) {
-      await Promise.all(Array.from({ length: 1000 }, () => store.create({ title, author, year: 1 })))
+      await Promise.all(Array.from({ length: 1000 }, () => store.create({ title, author, year: 1 }, UNKNOWN_CHANGE_CONTEXT)))
       await reading.waitFor(start + 1000, 20_000)
     }
     assert.equal(await metric(app, 'feed_dropped_total'), 1)
@@ -312,6 +317,92 @@ test('with an empty log, a Last-Event-ID gets a reset without an id (sequence nu
     assert.equal(head.statusCode, 200)
     assert.equal(head.headers['content-type'], 'text/event-stream')
     assert.equal(head.body, '')
+  } finally {
+    await app.close()
+  }
+})
+
+/** Resolves true when `ended` settles within `ms`, false otherwise. */
+function within(ended: Promise<void>, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms)
+    void ended.then(() => (clearTimeout(timer), resolve(true)))
+  })
+}
+
+test('FEED_MAX_STREAMS_PER_SUBJECT: one more stream of a subject gets 503 in the envelope; other subjects, and a token without sub on its own, still subscribe; a HEAD takes no place', async () => {
+  const app = await buildTestApp({ FEED_MAX_STREAMS_PER_SUBJECT: 2 })
+  const opened: Array<Awaited<ReturnType<typeof openFeed>>> = []
+  const open = async (headers: Record<string, string>) => {
+    const feed = await openFeed(await url, headers)
+    opened.push(feed)
+    return feed
+  }
+  const url = listening(app)
+  try {
+    for (let i = 0; i < 3; i++) {
+      const head = await app.inject({ method: 'HEAD', url: '/books/changes', headers: authHeaders(signToken({ sub: 'alice' })) })
+      assert.equal(head.statusCode, 200)
+    }
+    // Two tokens of one account (different claims, same sub): one subject.
+    assert.equal((await open(authHeaders(signToken({ sub: 'alice', n: 1 })))).status, 200)
+    assert.equal((await open(authHeaders(signToken({ sub: 'alice', n: 2 })))).status, 200)
+    const refused = await open(authHeaders(signToken({ sub: 'alice', n: 3 })))
+    assert.equal(refused.status, 503)
+    assert.deepEqual(JSON.parse(await refused.body()), { status: 503, message: 'Service unavailable', data: null })
+    assert.equal((await open(authHeaders(signToken({ sub: 'bob' })))).status, 200)
+    const anonymous = authHeaders(signToken({ role: 'reader' }))
+    assert.equal((await open(anonymous)).status, 200)
+    assert.equal((await open(anonymous)).status, 200)
+    assert.equal((await open(anonymous)).status, 503)
+    assert.equal((await open(authHeaders(signToken({ role: 'reader', n: 2 })))).status, 200)
+    // A closed stream gives its subject's place back.
+    opened[0]!.close()
+    await opened[0]!.ended
+    await eventually('the place is free again', async () => {
+      const again = await open(authHeaders(signToken({ sub: 'alice', n: 4 })))
+      return again.status === 200
+    })
+  } finally {
+    for (const feed of opened) feed.close()
+    await app.close()
+  }
+})
+
+test('FEED_MAX_STREAM_AGE: the stream ends cleanly at its age; resumed with Last-Event-ID it misses nothing', async () => {
+  const app = await buildTestApp({ FEED_MAX_STREAM_AGE: 1 })
+  try {
+    const url = await listening(app)
+    const feed = await openFeed(url, auth)
+    await create(app, 'Before the end')
+    const [first] = await feed.waitFor(1)
+    assert.ok(await within(feed.ended, 5000), 'the stream ended within 5 s')
+    assert.equal(feed.events.length, 1)
+    await create(app, 'While away')
+    const resumed = await openFeed(url, { ...auth, 'last-event-id': first!.lastEventId })
+    assert.equal(resumed.status, 200)
+    const [missed] = await resumed.waitFor(1)
+    assert.equal(JSON.parse(missed!.data).book.title, 'While away')
+    assert.equal(Number(missed!.lastEventId), Number(first!.lastEventId) + 1)
+    resumed.close()
+  } finally {
+    await app.close()
+  }
+})
+
+test('a token past its exp but inside the 30 s clock leeway: other routes take it, the feed answers 401 Invalid token before any stream', async () => {
+  const app = await buildTestApp()
+  try {
+    const url = await listening(app)
+    const late = authHeaders(signToken({ sub: 'late', exp: Math.floor(Date.now() / 1000) - 5 }))
+    assert.equal((await app.inject({ url: '/books', headers: late })).statusCode, 200)
+    const feed = await openFeed(url, late)
+    assert.equal(feed.status, 401)
+    assert.deepEqual(JSON.parse(await feed.body()), { status: 401, message: 'Invalid token', data: null })
+    // A token whose exp is still ahead subscribes (its stream ends at the exp).
+    const soon = await openFeed(url, authHeaders(signToken({ sub: 'soon', exp: Math.floor(Date.now() / 1000) + 60 })))
+    assert.equal(soon.status, 200)
+    soon.close()
   } finally {
     await app.close()
   }

@@ -34,6 +34,18 @@ describeEachEngine('POST /book with Idempotency-Key', ({ app, withFreshApp }) =>
     assert.equal(await count(), before + 1)
   })
 
+  test('a replayed answer says so with Idempotent-Replayed: true; a first answer and a create without a key do not', async () => {
+    const first = await post(alice, dune, 'replay-mark')
+    assert.equal(first.statusCode, 201)
+    assert.equal(first.headers['idempotent-replayed'], undefined)
+    const again = await post(alice, dune, 'replay-mark')
+    assert.equal(again.statusCode, 201)
+    assert.equal(again.headers['idempotent-replayed'], 'true')
+    assert.equal((await post(alice, dune)).headers['idempotent-replayed'], undefined)
+    // Another subject's first use of the same key stores a book: no mark.
+    assert.equal((await post(bob, dune, 'replay-mark')).headers['idempotent-replayed'], undefined)
+  })
+
   test('the replay is the first answer even after the book changed or was deleted', async () => {
     const first = (await post(alice, dune, 'retry-2')).json().data
     assert.equal((await app().inject({ method: 'PUT', url: `/book/${first.id}`, headers: alice, payload: { year: 2000 } })).statusCode, 200)

@@ -6,6 +6,7 @@ import { SqliteBookStore } from '../../../src/storage/sqlite/store.js'
 import { authHeaders, buildTestApp } from '../../support/app.js'
 import { removeDirectory, temporaryDirectory } from '../../support/server.js'
 import { describeEachEngine } from '../../support/suite.js'
+import { UNKNOWN_CHANGE_CONTEXT } from '../../../src/storage/change-log.js'
 
 const auth = authHeaders()
 
@@ -94,7 +95,7 @@ test('GET /books on a SQLite file shows a book another connection committed (as 
     await createBooks(app, 3)
     const before = (await app.inject({ url: '/books', headers: auth })).json().data
     assert.equal(before.length, 3)
-    const imported = await other.create({ title: 'Imported', author: 'Elsewhere', year: 2001 })
+    const imported = await other.create({ title: 'Imported', author: 'Elsewhere', year: 2001 }, UNKNOWN_CHANGE_CONTEXT)
     const after = (await app.inject({ url: '/books', headers: auth })).json().data
     assert.deepEqual(after, [...before, imported])
   } finally {

@@ -9,7 +9,7 @@ describeEachEngine('GET /books: paging, filters, sort, count', ({ withFreshApp }
     await withFreshApp(async (app) => {
       for (const book of catalogue) await create(app, book)
       const plain = await list(app, '/books')
-      const unknown = await list(app, '/books?page=2&offset=5&per_page=1&q=dune')
+      const unknown = await list(app, '/books?page=2&offset=5&per_page=1&search=dune')
       assert.equal(unknown.response.body, plain.response.body)
       assert.equal(plain.link, undefined)
       assert.equal(plain.response.headers['x-total-count'], undefined)

@@ -3,15 +3,17 @@ import { describe, test } from 'node:test'
 import pg from 'pg'
 import { PostgresBookStore } from '../../../src/storage/postgres/store.js'
 import { createPostgresDatabase, postgresSkipReason } from '../../support/engines.js'
+import { UNKNOWN_CHANGE_CONTEXT } from '../../../src/storage/change-log.js'
+import { eventually } from '../../support/client.js'
 
 describe('the change log under concurrent writers on two instances [postgres]', { skip: postgresSkipReason }, () => {
   test('a reader polling changesAfter sees every change once, numbered without gaps, never a smaller number later', async () => {
     const database = await createPostgresDatabase()
     const open = () => PostgresBookStore.open(database.url, { poolSize: 8, startupTimeoutMs: 0 })
     const [a, b, reader] = await Promise.all([open(), open(), open()])
-    // A deferred trigger that sleeps after the change-log trigger (triggers fire in name order):
-    // each transaction then commits a while after its rows were numbered, which gives commits
-    // every chance to land out of numbering order, as they would without the log's lock.
+    // A deferred trigger that sleeps at commit: each transaction then commits a while after its
+    // log rows were written, which gives commits every chance to land out of the order of those
+    // writes; the numbering must still come out contiguous, and each book's changes in order.
     const admin = new pg.Client({ connectionString: database.url })
     await admin.connect()
     await admin.query(`CREATE FUNCTION slow_commit() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -21,12 +23,15 @@ describe('the change log under concurrent writers on two instances [postgres]', 
     await admin.end()
     try {
       const seen: number[] = []
+      const versions = new Map<number, number>()
       let writing = true
       const poll = (async () => {
         for (let last = 0; ; ) {
           const changes = await reader.changes.changesAfter(last, 50)
           for (const change of changes) {
             assert.equal(change.seq, last + 1, `after ${last} came ${change.seq}`)
+            assert.ok((versions.get(change.bookId) ?? 0) <= change.version, `book ${change.bookId}: version ${change.version} after a later one`)
+            versions.set(change.bookId, change.version)
             seen.push(change.seq)
             last = change.seq
           }
@@ -36,12 +41,14 @@ describe('the change log under concurrent writers on two instances [postgres]', 
       // Eight concurrent writers per instance: creates (group inserts), then an update and a delete each.
       const writer = async (store: PostgresBookStore, n: number) => {
         for (let round = 0; round < 15; round++) {
-          const book = await store.create({ title: `W${n}-${round}`, author: 'A', year: 2000 })
-          await store.update(book.id, { year: 2001 })
-          if (round % 3 === 0) await store.delete(book.id)
+          const book = await store.create({ title: `W${n}-${round}`, author: 'A', year: 2000 }, UNKNOWN_CHANGE_CONTEXT)
+          await store.update(book.id, { year: 2001 }, UNKNOWN_CHANGE_CONTEXT)
+          if (round % 3 === 0) await store.delete(book.id, UNKNOWN_CHANGE_CONTEXT)
         }
       }
       await Promise.all(Array.from({ length: 16 }, (_, n) => writer(n % 2 === 0 ? a : b, n)))
+      // Every write is acknowledged; the numbering follows shortly (README "Change log").
+      await eventually('every change numbered', async () => (await reader.changes.numberingLag()).waiting === 0, 5000)
       writing = false
       const last = await poll
       const expected = 16 * (15 * 2 + 5)

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { BookStore } from '../../../src/storage/book-store.js'
 import { openTestStore, postgresSkipReason } from '../../support/engines.js'
+import { UNKNOWN_CHANGE_CONTEXT } from '../../../src/storage/change-log.js'
 
 // PostgreSQL stores the creates of one event-loop turn with one multi-row INSERT (group insert).
 describe('PostgreSQL group insert', { skip: postgresSkipReason }, () => {
@@ -15,7 +16,7 @@ describe('PostgreSQL group insert', { skip: postgresSkipReason }, () => {
 
   test('300 concurrent creates: each answered with its own book, distinct ascending ids in call order, all stored', async () => {
     const inputs = Array.from({ length: 300 }, (_, i) => ({ title: `Title ${i}`, author: `Author ${i % 7}`, year: 1000 + i }))
-    const created = await Promise.all(inputs.map((input) => store.create(input)))
+    const created = await Promise.all(inputs.map((input) => store.create(input, UNKNOWN_CHANGE_CONTEXT)))
     created.forEach((book, i) => assert.deepEqual({ ...book, id: 0 }, { id: 0, ...inputs[i] }))
     const ids = created.map((book) => book.id)
     assert.deepEqual(ids, [...ids].sort((a, b) => a - b), 'ids ascend in the order the creates were made')
@@ -29,9 +30,9 @@ describe('PostgreSQL group insert', { skip: postgresSkipReason }, () => {
   test('a create the database refuses fails alone: the others of its batch are stored', async () => {
     // A NUL character passes no HTTP validation (400); given to the store directly, PostgreSQL refuses it.
     const results = await Promise.allSettled([
-      store.create({ title: 'Before', author: 'A', year: 1 }),
-      store.create({ title: 'Bad\u0000title', author: 'A', year: 2 }),
-      store.create({ title: 'After', author: 'A', year: 3 })
+      store.create({ title: 'Before', author: 'A', year: 1 }, UNKNOWN_CHANGE_CONTEXT),
+      store.create({ title: 'Bad\u0000title', author: 'A', year: 2 }, UNKNOWN_CHANGE_CONTEXT),
+      store.create({ title: 'After', author: 'A', year: 3 }, UNKNOWN_CHANGE_CONTEXT)
     ])
     assert.equal(results[0].status, 'fulfilled')
     assert.equal(results[1].status, 'rejected')

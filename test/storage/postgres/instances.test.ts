@@ -6,6 +6,7 @@ import { PostgresBookStore } from '../../../src/storage/postgres/store.js'
 import { call } from '../../support/client.js'
 import { createPostgresDatabase, postgresSkipReason, type TestDatabase } from '../../support/engines.js'
 import { removeDirectory, startServer, temporaryDirectory, type RunningServer } from '../../support/server.js'
+import { UNKNOWN_CHANGE_CONTEXT } from '../../../src/storage/change-log.js'
 
 /** Rows of one query on `url`, through a connection of its own. */
 async function select<Row extends pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<Row[]> {
@@ -26,7 +27,7 @@ describe('migrations when several instances start at once [postgres]', { skip: p
         Array.from({ length: 8 }, () => PostgresBookStore.open(database.url, { poolSize: 2, startupTimeoutMs: 0 }))
       )
       const created = await Promise.all(
-        stores.map((store, i) => store.create({ title: `T${i}`, author: `A${i}`, year: 2000 + i }))
+        stores.map((store, i) => store.create({ title: `T${i}`, author: `A${i}`, year: 2000 + i }, UNKNOWN_CHANGE_CONTEXT))
       )
       assert.equal(new Set(created.map((book) => book.id)).size, 8)
       await Promise.all(stores.map((store) => store.close()))

@@ -144,8 +144,8 @@ describe('PostgreSQL going silent (connections stay open, nothing answers) [in-p
     const store = await PostgresBookStore.open(through(database.url, proxy.port), {
       poolSize: 2,
       startupTimeoutMs: 0,
-      connectTimeoutMs: 500,
-      queryTimeoutMs: 500
+      connectTimeoutMs: 2000,
+      queryTimeoutMs: 2000
     })
     app = await buildTestApp({}, store)
   })
@@ -167,6 +167,25 @@ describe('PostgreSQL going silent (connections stay open, nothing answers) [in-p
     await proxy.restore()
     await eventually('/readyz to answer 200 again', async () => (await app.inject({ url: '/readyz' })).statusCode === 200)
     assert.equal((await app.inject({ url: '/books', headers: authHeaders() })).statusCode, 200)
+  })
+
+  test('a POST with Idempotency-Key answers 503 while the database is silent (its ROLLBACK waits on nothing), then creates once it is back', { timeout: 30_000 }, async () => {
+    const post = (key = 'silent-database-1') =>
+      app.inject({
+        method: 'POST',
+        url: '/book',
+        headers: { ...authHeaders(), 'idempotency-key': key },
+        payload: { title: 'The Dispossessed', author: 'Ursula K. Le Guin', year: 1974 }
+      })
+    proxy.freeze()
+    // Both pool connections: each request's transaction times out, and neither keeps its slot.
+    const during = await Promise.all([post(), post('silent-database-2'), post('silent-database-3')])
+    for (const response of during) assert.deepEqual({ status: response.statusCode, body: response.json() }, { status: 503, body: UNAVAILABLE })
+    await proxy.restore()
+    await eventually('/readyz to answer 200 again', async () => (await app.inject({ url: '/readyz' })).statusCode === 200)
+    const created = await post()
+    assert.equal(created.statusCode, 201)
+    assert.equal((await post()).json().data.id, created.json().data.id, 'the replay answers the same book')
   })
 })
 

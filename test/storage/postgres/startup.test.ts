@@ -6,6 +6,7 @@ import { call, eventually } from '../../support/client.js'
 import { createPostgresDatabase, postgresSkipReason } from '../../support/engines.js'
 import { postgresTarget, startProxy, through } from '../../support/proxy.js'
 import { freePort, removeDirectory, startServer, temporaryDirectory, type RunningServer } from '../../support/server.js'
+import { UNKNOWN_CHANGE_CONTEXT } from '../../../src/storage/change-log.js'
 
 /** The advisory lock id Kysely's PostgreSQL adapter takes while it migrates. */
 const KYSELY_MIGRATION_LOCK_ID = '3853314791062309107'
@@ -92,7 +93,7 @@ describe('start-up against PostgreSQL', { skip: postgresSkipReason }, () => {
       await locker.query(`SELECT pg_advisory_unlock(${KYSELY_MIGRATION_LOCK_ID})`)
       const store = await opening
       try {
-        assert.equal((await store.create({ title: 'Ubik', author: 'Philip K. Dick', year: 1969 })).title, 'Ubik')
+        assert.equal((await store.create({ title: 'Ubik', author: 'Philip K. Dick', year: 1969 }, UNKNOWN_CHANGE_CONTEXT)).title, 'Ubik')
       } finally {
         await store.close()
       }

@@ -6,6 +6,7 @@ import { authHeaders, buildTestApp } from '../../support/app.js'
 import { removeDirectory, temporaryDirectory } from '../../support/server.js'
 import { BUSY_TIMEOUT_MS } from '../../../src/storage/sqlite/connection.js'
 import { SqliteBookStore } from '../../../src/storage/sqlite/store.js'
+import { UNKNOWN_CHANGE_CONTEXT } from '../../../src/storage/change-log.js'
 
 const auth = authHeaders()
 
@@ -85,7 +86,7 @@ test('another process holding the write lock longer than the busy timeout: the w
     other.exec('BEGIN IMMEDIATE')
     other.prepare("INSERT INTO books (title, author, year) VALUES ('Theirs', 'Other', 1)").run()
     let settled = false
-    const writes = Promise.all([1, 2, 3].map((n) => store.create({ title: `Mine ${n}`, author: 'A', year: n }))).finally(() => (settled = true))
+    const writes = Promise.all([1, 2, 3].map((n) => store.create({ title: `Mine ${n}`, author: 'A', year: n }, UNKNOWN_CHANGE_CONTEXT))).finally(() => (settled = true))
     // Past two busy timeouts: a batch and its savepoint retry would both have given up by then.
     await new Promise((resolve) => setTimeout(resolve, 2 * BUSY_TIMEOUT_MS + 1000))
     assert.equal(settled, false, 'the writes wait while the lock is held')

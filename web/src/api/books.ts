@@ -8,6 +8,8 @@ export type { Book, BookInput, BookPatch }
  * edits"), as text, exactly as they go in the query string.
  */
 export interface ListQuery {
+  /** The search (README "Search"): title and author, ignoring case and diacritics. */
+  q?: string
   title?: string
   author?: string
   year_min?: string
@@ -69,6 +71,16 @@ export async function createBook(caller: Caller, input: BookInput, idempotencyKe
   return (await call<Book>(caller, 'POST', '/book', { body: input, headers })).data
 }
 
+/**
+ * `POST /book` with `idempotencyKey`: the book, and whether the answer is the key's replayed first
+ * answer (`Idempotent-Replayed: true`: stored before, nothing stored now; README "Retries and
+ * Idempotency-Key").
+ */
+export async function createBookOnce(caller: Caller, input: BookInput, idempotencyKey: string): Promise<{ book: Book; replayed: boolean }> {
+  const answer = await call<Book>(caller, 'POST', '/book', { body: input, headers: { 'idempotency-key': idempotencyKey } })
+  return { book: answer.data, replayed: answer.headers.get('idempotent-replayed') === 'true' }
+}
+
 /** `PUT /book/{id}` with `If-Match: etag`: 412 `Precondition failed` when someone changed it meanwhile. */
 export async function updateBook(caller: Caller, id: number, patch: BookPatch, etag: string): Promise<TaggedBook> {
   const answer = await call<Book>(caller, 'PUT', bookPath(id), { body: patch, headers: { 'if-match': etag } })
@@ -78,4 +90,50 @@ export async function updateBook(caller: Caller, id: number, patch: BookPatch, e
 /** `DELETE /book/{id}`. */
 export async function deleteBook(caller: Caller, id: number): Promise<void> {
   await call<null>(caller, 'DELETE', bookPath(id))
+}
+
+/** One entry of a book's history (README "History and restore"). */
+export interface HistoryEntry {
+  version: number
+  operation: 'created' | 'updated' | 'deleted' | 'restored'
+  /** RFC 3339 UTC with milliseconds. */
+  at: string
+  actor: string | null
+  book: Book | null
+}
+
+/** One page of a history, newest first, and the `after` of the next page when more follow. */
+export interface HistoryPage {
+  entries: HistoryEntry[]
+  next?: string
+}
+
+/** `GET /book/{id}/history?limit=…&after=…`: one page of the book's history, newest first. */
+export async function bookHistory(caller: Caller, id: number, limit: number, after?: string): Promise<HistoryPage> {
+  const parameters = new URLSearchParams({ limit: String(limit) })
+  if (after !== undefined) parameters.set('after', after)
+  const answer = await call<HistoryEntry[]>(caller, 'GET', `${bookPath(id)}/history?${parameters.toString()}`)
+  return { entries: answer.data, next: nextAfter(answer.headers.get('link')) }
+}
+
+/**
+ * `POST /book/{id}/restore` of `version`: the book as it was then, as a new version (a deleted
+ * book comes back under its id). With `etag`, only while the book still has it (412 otherwise).
+ */
+export async function restoreBook(caller: Caller, id: number, version: number, etag?: string): Promise<TaggedBook> {
+  const headers = etag === undefined ? undefined : { 'if-match': etag }
+  const answer = await call<Book>(caller, 'POST', `${bookPath(id)}/restore`, { body: { version }, headers })
+  return { book: answer.data, etag: answer.headers.get('etag') ?? '*' }
+}
+
+/**
+ * Brings back a book that was just deleted (the page's Undo): restores the version its newest
+ * history entry, the `deleted` one, follows (that entry's version - 1).
+ *
+ * @returns the book as stored again, or undefined when its newest entry is not a delete any more.
+ */
+export async function undoDelete(caller: Caller, id: number): Promise<Book | undefined> {
+  const [newest] = (await bookHistory(caller, id, 1)).entries
+  if (newest?.operation !== 'deleted') return undefined
+  return (await restoreBook(caller, id, newest.version - 1)).book
 }

@@ -2,7 +2,7 @@ import type { ListQuery } from '../api/books.js'
 import { yearBounds } from '../book/rules.js'
 
 /** The page's views. */
-export type View = 'books' | 'accounts' | 'transfer'
+export type View = 'books' | 'accounts' | 'transfer' | 'webhooks'
 
 /** Where the person is: the view and, for the books, the list's settings. */
 export interface Route {
@@ -15,11 +15,11 @@ export const PAGE_SIZES = ['10', '25', '50', '100'] as const
 export const DEFAULT_PAGE_SIZE = '25'
 
 /** The list settings kept in the URL, in the order written there. */
-const LIST_KEYS = ['title', 'author', 'year_min', 'year_max', 'sort', 'limit', 'after'] as const
+const LIST_KEYS = ['q', 'title', 'author', 'year_min', 'year_max', 'sort', 'limit', 'after'] as const
 /** The settings remembered between visits (not the position in the list). */
-const REMEMBERED_KEYS = ['title', 'author', 'year_min', 'year_max', 'sort', 'limit'] as const
+const REMEMBERED_KEYS = ['q', 'title', 'author', 'year_min', 'year_max', 'sort', 'limit'] as const
 const REMEMBERED_KEY = 'book-service.books-view'
-const VIEWS: readonly View[] = ['books', 'accounts', 'transfer']
+const VIEWS: readonly View[] = ['books', 'accounts', 'transfer', 'webhooks']
 
 /** Whether `text` is a year the API's list filters accept. */
 function isYear(text: string): boolean {
@@ -34,6 +34,8 @@ function isYear(text: string): boolean {
  */
 export function cleanQuery(raw: Record<string, string | undefined>): ListQuery {
   const query: ListQuery = {}
+  // A search of at most 200 characters once trimmed (decisions "Search"); white space is no search.
+  if (raw.q && raw.q.trim() !== '' && [...raw.q.trim()].length <= 200) query.q = raw.q
   for (const key of ['title', 'author'] as const) {
     const value = raw[key]
     if (value && [...value].length <= 500) query[key] = value
@@ -42,7 +44,8 @@ export function cleanQuery(raw: Record<string, string | undefined>): ListQuery {
     const value = raw[key]?.trim()
     if (value && isYear(value)) query[key] = value
   }
-  if (raw.sort && /^-?(id|title|author|year)$/.test(raw.sort) && raw.sort !== 'id') query.sort = raw.sort
+  // Without a search, id is the default order; with one, the default is relevance and id an order of its own.
+  if (raw.sort && /^-?(id|title|author|year)$/.test(raw.sort) && (raw.sort !== 'id' || query.q)) query.sort = raw.sort
   if (raw.limit && (PAGE_SIZES as readonly string[]).includes(raw.limit) && raw.limit !== DEFAULT_PAGE_SIZE) query.limit = raw.limit
   if (raw.after && raw.after.length <= 4096) query.after = raw.after
   return query

@@ -18,7 +18,8 @@ export const en = {
     label: 'Main',
     books: 'Books',
     accounts: 'Accounts',
-    transfer: 'Import and export'
+    transfer: 'Import and export',
+    webhooks: 'Webhooks'
   },
 
   session: {
@@ -30,6 +31,19 @@ export const en = {
     signedOut: 'You are signed out.',
     noRights: 'This account has no rights on the books. Ask an administrator for a role.'
   },
+
+  ownPassword: {
+    open: 'Change password',
+    title: 'Change your password',
+    intro: 'Your other sessions end; this one continues with the new password.',
+    current: 'Current password',
+    currentMissing: 'Enter your current password.',
+    wrongCurrent: 'This is not your current password.',
+    submit: 'Change password',
+    changed: 'Your password was changed. Your other sessions have ended.'
+  },
+
+  apiDocs: 'API documentation',
 
   signIn: {
     title: 'Sign in',
@@ -62,12 +76,13 @@ export const en = {
   books: {
     title: 'Books',
     caption: 'Books in the collection',
-    search: 'Search titles',
+    search: 'Search titles and authors',
     filters: 'Filters',
     author: 'Author',
     yearFrom: 'Year from',
     yearTo: 'Year to',
     clearFilters: 'Clear filters',
+    moreFilters: (inUse: number) => (inUse === 0 ? 'Filters' : `Filters (${inUse} in use)`),
     yearFilter: (field: string, minimum: number, maximum: number) => `${field} must be a whole number from ${minimum} to ${maximum}.`,
     pageSize: 'Books per page',
     add: 'Add a book',
@@ -79,6 +94,8 @@ export const en = {
     editBook: (title: string) => `Edit “${title}”`,
     delete: 'Delete',
     deleteBook: (title: string) => `Delete “${title}”`,
+    history: 'History',
+    historyOf: (title: string) => `History of “${title}”`,
     deleteSelected: (count: number) => `Delete selected (${count})`,
     changedElsewhere: 'changed by someone else',
     empty: 'There are no books in the collection yet.',
@@ -91,6 +108,7 @@ export const en = {
     previousPage: 'Previous page',
     nextPage: 'Next page',
     saved: (title: string) => `Saved “${title}”.`,
+    merged: (title: string) => `Saved “${title}”, merged with a change someone else made meanwhile to other fields (nothing of theirs was undone).`,
     created: (title: string) => `Added “${title}”.`,
     deleted: (count: number) => (count === 1 ? 'Deleted 1 book.' : `Deleted ${count} books.`),
     deleteFailed: (count: number) => (count === 1 ? '1 book could not be deleted.' : `${count} books could not be deleted.`),
@@ -111,14 +129,16 @@ export const en = {
     range: (field: string, minimum: number, maximum: number) => `${field} must be from ${minimum} to ${maximum}.`,
     fixFirst: 'Correct the marked fields first; nothing was sent.',
     refused: (message: string) => `The service refused the book: ${message}. Check the fields and try again.`,
-    changedElsewhere: 'Someone else changed this book while you were editing it. Saving will show you both versions.',
+    changedElsewhere:
+      'Someone else changed this book while you were editing it. Saving keeps their changes to the fields you did not change, and asks about any field you both changed.',
     deletedElsewhere: 'This book was deleted by someone else while you were editing it.',
     addAgain: 'Add it again as a new book'
   },
 
   conflict: {
     title: 'Someone else changed this book',
-    intro: 'The book was changed after you opened it. Compare the two versions and choose which to keep.',
+    intro: 'The book was changed after you opened it, and you both changed the fields below. Choose which values to keep.',
+    merged: (fields: string) => `Taken from the saved version, which only the other person changed: ${fields}.`,
     field: 'Field',
     yours: 'Your version',
     theirs: 'Saved version',
@@ -127,9 +147,44 @@ export const en = {
     differs: 'differs'
   },
 
+  history: {
+    title: (id: number) => `History of book ${id}`,
+    caption: 'Changes to this book, newest first',
+    columns: { version: 'Version', change: 'Change', when: 'When', who: 'Who', fields: 'What changed' },
+    operations: { created: 'Created', updated: 'Updated', deleted: 'Deleted', restored: 'Restored' } as Record<string, string>,
+    restoredFrom: (version: number) => `from version ${version}`,
+    unknownActor: 'unknown',
+    changed: 'changed',
+    deletedBook: 'The book was deleted.',
+    older: 'Show older changes',
+    empty: 'No changes are kept for this book.',
+    loadFailed: 'The history could not be loaded.',
+    restore: 'Restore',
+    restoreVersion: (version: number) => `Restore version ${version}`,
+    confirmTitle: (version: number) => `Restore version ${version}?`,
+    confirmIntro: 'The book will become what it was at this version, as a new version. Its history keeps every change.',
+    confirmBack: 'The deleted book will come back under its id.',
+    field: 'Field',
+    now: 'Now',
+    then: 'After restoring',
+    confirm: 'Restore this version',
+    restoring: 'Restoring…',
+    restored: (title: string, version: number) => `Restored “${title}” to version ${version}.`,
+    stale: 'Someone changed the book meanwhile; the history is shown again. Check it and restore again if you still want to.',
+    close: 'Close'
+  },
+
+  undo: {
+    deleted: (count: number) => (count === 1 ? 'Book deleted.' : `${count} books deleted.`),
+    undo: 'Undo',
+    undoing: 'Undoing…',
+    done: (count: number) => (count === 1 ? 'The book is back.' : `${count} books are back.`),
+    failed: 'The delete could not be undone; the books can still be restored from their history.'
+  },
+
   confirmDelete: {
     title: (count: number) => (count === 1 ? 'Delete this book?' : `Delete ${count} books?`),
-    intro: 'This cannot be undone.',
+    intro: 'You can undo it for a minute afterwards, or restore the book later from its history.',
     confirm: 'Delete',
     deleting: 'Deleting…',
     book: (title: string, author: string, year: number) => `“${title}” by ${author} (${year})`
@@ -164,7 +219,7 @@ export const en = {
     usernameRule: '1 to 64 characters, no spaces at either end, no control character or “/”.',
     passwordRule: (minimum: number, maximum: number) => `${minimum} to ${maximum} characters.`,
     passwordLength: (minimum: number, maximum: number) => `The password must be ${minimum} to ${maximum} characters.`,
-    usernameInvalid: 'The username must be 1 to 64 characters, with no spaces at either end, no control character and no “/”.',
+    usernameInvalid: 'The username must be 1 to 64 characters, with no spaces at either end, no “/”, and no control or invisible character (such as a zero-width space or a direction mark).',
     loadFailed: 'The accounts could not be loaded.'
   },
 
@@ -191,7 +246,8 @@ export const en = {
     start: (count: number) => (count === 1 ? 'Import 1 book' : `Import ${count} books`),
     progress: 'Import progress',
     progressText: (done: number, total: number) => `${done} of ${total} sent`,
-    stored: (count: number) => (count === 1 ? 'Stored 1 book.' : `Stored ${count} books.`),
+    stored: (count: number, already: number) =>
+      already === 0 ? (count === 1 ? 'Stored 1 book.' : `Stored ${count} books.`) : `${already} already stored, ${count} new.`,
     refused: (count: number) => (count === 1 ? 'The service refused 1 row:' : `The service refused ${count} rows:`),
     unsent: (count: number) =>
       `${count} could not be sent. Run the same import again to send them: the rows already stored are not stored twice.`,
@@ -199,6 +255,55 @@ export const en = {
     notJson: 'is not valid JSON',
     notObject: 'is not a JSON object',
     noHeader: 'the file is empty (a CSV file starts with the header row title,author,year)'
+  },
+
+  webhooks: {
+    title: 'Webhooks',
+    help: 'Every change to the books is sent, signed, to each enabled endpoint, in order, retried until it succeeds.',
+    caption: 'Webhook endpoints',
+    columns: { url: 'URL', events: 'Events', state: 'State', actions: 'Actions' },
+    events: { created: 'created', updated: 'updated', deleted: 'deleted' },
+    enabled: 'Enabled',
+    disabled: (reason: string | null) => (reason ? `Disabled: ${reason}` : 'Disabled'),
+    enable: 'Enable',
+    disable: 'Disable',
+    enableOf: (url: string) => `Enable ${url}`,
+    disableOf: (url: string) => `Disable ${url}`,
+    deliveries: 'Deliveries',
+    deliveriesOf: (url: string) => `Deliveries of ${url}`,
+    remove: 'Delete',
+    removeOf: (url: string) => `Delete ${url}`,
+    none: 'No endpoint yet.',
+    loadFailed: 'The webhooks could not be loaded.',
+    add: 'Add an endpoint',
+    url: 'URL',
+    urlHint: 'An absolute http or https URL the service may reach (private addresses are refused unless allowed).',
+    urlInvalid: 'Enter an absolute http:// or https:// URL.',
+    eventsLegend: 'Send these changes',
+    eventsInvalid: 'Choose at least one kind of change.',
+    description: 'Description (optional)',
+    secretTitle: 'The endpoint\'s signing secret',
+    secretHelp: 'Copy it now: it is shown only this once. Receivers verify each delivery with it (Standard Webhooks).',
+    secretDone: 'I have copied it',
+    added: (url: string) => `Endpoint ${url} added.`,
+    switched: (url: string, enabled: boolean) => `Endpoint ${url} ${enabled ? 'enabled' : 'disabled'}.`,
+    removed: (url: string) => `Endpoint ${url} deleted.`,
+    confirmRemove: (url: string) => `Delete the endpoint ${url} and its delivery log?`,
+    log: {
+      title: (url: string) => `Deliveries of ${url}`,
+      caption: 'Deliveries, newest first',
+      columns: { seq: 'Change', event: 'Event', attempt: 'Attempts', status: 'Status', http: 'HTTP', at: 'Last attempt', error: 'Error' },
+      statuses: { pending: 'pending (retrying)', succeeded: 'succeeded', failed: 'failed' },
+      filter: 'Show',
+      all: 'all',
+      none: 'No delivery yet.',
+      replay: 'Send again from change',
+      replayHint: 'Every change after this number is sent again, in order, with the same webhook-id.',
+      replayButton: 'Replay',
+      replayInvalid: 'Enter a change number (0 or more).',
+      replayed: (after: number) => `Changes after ${after} will be sent again.`,
+      close: 'Close'
+    }
   }
 }
 

@@ -1,5 +1,5 @@
 import { parse } from 'csv-parse/browser/esm/sync'
-import { CsvRowReader, ndjsonRow, type FileRow } from '../../../src/book/file-rows.js'
+import { CsvRowReader, csvCell, ESCAPED_CELL, ndjsonRow, type FileRow } from '../../../src/book/file-rows.js'
 import type { Book } from '../api/books.js'
 
 /**
@@ -71,18 +71,22 @@ export function readRows(text: string, format: BookFileFormat): FileRow[] {
   return format === 'csv' ? csvRows(text) : ndjsonRows(text)
 }
 
-/** A CSV field, quoted when it holds a comma, a quote or a line break (quotes doubled), per RFC 4180. */
+/**
+ * A CSV field, quoted when it holds a comma, a quote or a line break (quotes doubled), per RFC 4180,
+ * or when it is a title or author escaped by `csvCell` (src/book/file-rows.ts).
+ */
 function csvField(value: string | number): string {
   const text = String(value)
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text
+  return /[",\r\n]/.test(text) || ESCAPED_CELL.test(text) ? `"${text.replace(/"/g, '""')}"` : text
 }
 
 /**
  * The text of an export of `books` in `format`, as `book-service export` writes it: NDJSON lines,
- * or CSV with the header `id,title,author,year` and CR LF record ends.
+ * or CSV with the header `id,title,author,year` and CR LF record ends, each title and author that a
+ * spreadsheet would take for a formula escaped (`csvCell`, src/book/file-rows.ts).
  */
 export function formatBooks(books: Book[], format: BookFileFormat): string {
   if (format === 'ndjson') return books.map(({ id, title, author, year }) => `${JSON.stringify({ id, title, author, year })}\n`).join('')
-  const records = [['id', 'title', 'author', 'year'], ...books.map((book) => [book.id, book.title, book.author, book.year])]
+  const records = [['id', 'title', 'author', 'year'], ...books.map((book) => [book.id, csvCell(book.title), csvCell(book.author), book.year])]
   return records.map((record) => `${record.map(csvField).join(',')}\r\n`).join('')
 }

@@ -1,6 +1,6 @@
 import { sha256 } from '@noble/hashes/sha2.js'
 import { bytesToHex } from '@noble/hashes/utils.js'
-import { createBook } from '../api/books.js'
+import { createBookOnce } from '../api/books.js'
 import { ApiError, type Caller } from '../api/request.js'
 import { runLimited } from '../api/run-limited.js'
 import type { ImportRow } from './import-check.js'
@@ -23,9 +23,14 @@ export function rowKey(prefix: string, line: number): string {
   return `${prefix}-line-${line}`
 }
 
-/** What an import did: how many books were stored, which rows the service refused and which were not sent. */
+/**
+ * What an import did: how many books it stored, how many rows were stored already (by an earlier
+ * run of the same file: their keys' answers replayed), which rows the service refused and which
+ * were not sent.
+ */
 export interface ImportOutcome {
   stored: number
+  alreadyStored: number
   refused: { line: number; message: string }[]
   /** Lines not stored because the service could not be reached or answered 5xx, 409, 429 or 401. */
   unsent: number[]
@@ -50,13 +55,13 @@ export async function runImport(
   keyPrefix: string,
   onProgress: (done: number, total: number) => void
 ): Promise<ImportOutcome> {
-  const outcome: ImportOutcome = { stored: 0, refused: [], unsent: [] }
+  const outcome: ImportOutcome = { stored: 0, alreadyStored: 0, refused: [], unsent: [] }
   let done = 0
   let stopped = false
   const results = await runLimited(rows, IMPORT_CONCURRENCY, async (row) => {
     if (stopped) throw new Stopped()
     try {
-      return await createBook(caller, row.book, rowKey(keyPrefix, row.line))
+      return await createBookOnce(caller, row.book, rowKey(keyPrefix, row.line))
     } catch (error) {
       if (error instanceof ApiError && error.status === 401) stopped = true
       throw error
@@ -66,7 +71,7 @@ export async function runImport(
   })
   results.forEach((result, index) => {
     const { line } = rows[index]!
-    if (result.status === 'fulfilled') outcome.stored++
+    if (result.status === 'fulfilled') outcome[result.value.replayed ? 'alreadyStored' : 'stored']++
     else if (retryable(result.reason)) outcome.unsent.push(line)
     else outcome.refused.push({ line, message: (result.reason as ApiError).message })
   })

@@ -5,6 +5,7 @@ import { useUi } from '../../ui/context.js'
 import { errorMessage } from '../../ui/error-message.js'
 import { AccountDialog, type AccountAction } from './account-dialog.js'
 import { AddAccount } from './add-account.js'
+import { SafeText } from '../../ui/safe-text.js'
 
 const dateFormat = new Intl.DateTimeFormat(strings.locale, { dateStyle: 'medium', timeStyle: 'short' })
 
@@ -70,7 +71,9 @@ export function AccountsView() {
             <tbody>
               {accounts.map((account) => (
                 <tr key={account.username} data-username={account.username}>
-                  <td data-label={strings.accounts.columns.username}>{account.username}</td>
+                  <td data-label={strings.accounts.columns.username}>
+                    <SafeText text={account.username} />
+                  </td>
                   <td data-label={strings.accounts.columns.role}>{strings.accounts.roles[account.role]}</td>
                   <td data-label={strings.accounts.columns.created}>{dateFormat.format(new Date(account.created_at))}</td>
                   <td data-label={strings.accounts.columns.updated}>{dateFormat.format(new Date(account.updated_at))}</td>

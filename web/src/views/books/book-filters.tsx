@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks'
+import { useEffect, useId, useRef, useState } from 'preact/hooks'
 import type { ListQuery } from '../../api/books.js'
 import { yearBounds } from '../../book/rules.js'
 import { strings } from '../../strings/index.js'
@@ -6,7 +6,7 @@ import { Field } from '../../ui/field.js'
 
 /** The filters of the list, as typed. */
 interface FilterValues {
-  title: string
+  q: string
   author: string
   year_min: string
   year_max: string
@@ -16,7 +16,7 @@ interface FilterValues {
 const TYPING_PAUSE_MS = 300
 
 const valuesOf = (query: ListQuery): FilterValues => ({
-  title: query.title ?? '',
+  q: query.q ?? '',
   author: query.author ?? '',
   year_min: query.year_min ?? '',
   year_max: query.year_max ?? ''
@@ -24,7 +24,7 @@ const valuesOf = (query: ListQuery): FilterValues => ({
 
 /** Whether `query` filters the list at all. */
 export function hasFilters(query: ListQuery): boolean {
-  return Boolean(query.title || query.author || query.year_min || query.year_max)
+  return Boolean(query.q || query.title || query.author || query.year_min || query.year_max)
 }
 
 /** The message for a year filter that the API would refuse, if any. */
@@ -43,12 +43,16 @@ export interface BookFiltersProps {
 }
 
 /**
- * The search box (titles containing the text: the API's `title` filter) and the filters by author
+ * The search box (titles and authors, as the API's `q` finds them: README "Search") and the filters by author
  * and year range (`author`, `year_min`, `year_max`), applied as the person types. A year the API
- * would refuse is marked next to its field and not applied.
+ * would refuse is marked next to its field and not applied. On a phone the filters other than the
+ * search box fold behind a "Filters" button (`aria-expanded`), which counts the ones in use.
  */
 export function BookFilters({ query, onChange }: BookFiltersProps) {
   const [values, setValues] = useState(() => valuesOf(query))
+  const [open, setOpen] = useState(false)
+  const foldId = useId()
+  const inUse = [query.author, query.year_min, query.year_max].filter(Boolean).length
   const applied = useRef(JSON.stringify(valuesOf(query)))
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined)
   const errors = {
@@ -66,10 +70,14 @@ export function BookFilters({ query, onChange }: BookFiltersProps) {
   }, [incoming])
   useEffect(() => () => clearTimeout(timer.current), [])
 
-  function apply(next: FilterValues) {
+  function apply(next: FilterValues, clearAll = false) {
     clearTimeout(timer.current)
-    const filters: ListQuery = { ...query, title: undefined, author: undefined, year_min: undefined, year_max: undefined }
-    if (next.title !== '') filters.title = next.title
+    const filters: ListQuery = { ...query, q: undefined, author: undefined, year_min: undefined, year_max: undefined }
+    // A title filter comes from a link only (no field shows it): "Clear filters" removes it too.
+    if (clearAll) filters.title = undefined
+    if (next.q.trim() !== '') filters.q = next.q
+    // A sort by id was the default without a search: it stays the default when the search ends.
+    if (filters.q === undefined && filters.sort === 'id') filters.sort = undefined
     if (next.author !== '') filters.author = next.author
     if (next.year_min.trim() !== '' && !yearError('', next.year_min)) filters.year_min = next.year_min.trim()
     if (next.year_max.trim() !== '' && !yearError('', next.year_max)) filters.year_max = next.year_max.trim()
@@ -86,7 +94,7 @@ export function BookFilters({ query, onChange }: BookFiltersProps) {
 
   return (
     <form
-      class="filters"
+      class={open ? 'filters open' : 'filters'}
       role="search"
       aria-label={strings.books.filters}
       onSubmit={(event) => {
@@ -94,7 +102,11 @@ export function BookFilters({ query, onChange }: BookFiltersProps) {
         apply(values)
       }}
     >
-      <Field label={strings.books.search} type="search" name="title" value={values.title} onInput={(value) => update('title', value)} />
+      <Field label={strings.books.search} type="search" name="q" value={values.q} onInput={(value) => update('q', value)} />
+      <button type="button" class="filters-toggle" aria-expanded={open ? 'true' : 'false'} aria-controls={foldId} onClick={() => setOpen(!open)}>
+        {strings.books.moreFilters(inUse)}
+      </button>
+      <div class="folded" id={foldId}>
       <Field label={strings.books.author} name="author" value={values.author} onInput={(value) => update('author', value)} />
       <Field
         label={strings.books.yearFrom}
@@ -117,14 +129,15 @@ export function BookFilters({ query, onChange }: BookFiltersProps) {
           type="button"
           class="link-button"
           onClick={() => {
-            const cleared = { title: '', author: '', year_min: '', year_max: '' }
+            const cleared = { q: '', author: '', year_min: '', year_max: '' }
             setValues(cleared)
-            apply(cleared)
+            apply(cleared, true)
           }}
         >
           {strings.books.clearFilters}
         </button>
       )}
+      </div>
     </form>
   )
 }

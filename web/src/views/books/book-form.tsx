@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { createBook, getBook, updateBook, type Book, type BookInput, type TaggedBook } from '../../api/books.js'
 import { ApiError } from '../../api/request.js'
+import { mergeBooks, type BookMerge } from '../../book/merge.js'
 import { failureMessage } from '../../book/messages.js'
 import { BOOK_FIELDS, checkBook, yearBounds, yearFromText, type BookField } from '../../book/rules.js'
 import { strings } from '../../strings/index.js'
@@ -13,8 +14,11 @@ import { ConflictChoice } from './conflict-choice.js'
 /** The fields as typed. */
 type Draft = Record<BookField, string>
 
-/** How the dialog ended: a new book, a saved edit, or the other person's version taken. */
-export type FormOutcome = 'created' | 'saved' | 'taken'
+/**
+ * How the dialog ended: a new book, a saved edit, a saved edit merged with someone else's change
+ * to other fields, or the other person's version taken.
+ */
+export type FormOutcome = 'created' | 'saved' | 'merged' | 'taken'
 
 /** Props of {@link BookForm}. */
 export interface BookFormProps {
@@ -41,7 +45,9 @@ function randomKey(): string {
  * rules (`web/src/book/rules.ts`) as the person types, the message next to the field. Nothing is
  * sent while a field is invalid. The service's answer is shown when it still refuses, and a
  * failed save keeps everything typed. An edit sends `If-Match` with the version it opened: on 412
- * it shows both versions ({@link ConflictChoice}); a new book is sent with an `Idempotency-Key`,
+ * it merges field by field with the stored version against the one it opened ({@link mergeBooks}):
+ * a field only one side changed is taken from that side and saved without asking; only fields
+ * both changed differently are shown to choose ({@link ConflictChoice}); a new book is sent with an `Idempotency-Key`,
  * the same for the same fields, so pressing Save again after a lost answer stores it once.
  */
 export function BookForm({ id, onClose, onDone, onChangedElsewhere }: BookFormProps) {
@@ -53,7 +59,9 @@ export function BookForm({ id, onClose, onDone, onChangedElsewhere }: BookFormPr
   const [submitted, setSubmitted] = useState(false)
   const [message, setMessage] = useState<string>()
   const [saving, setSaving] = useState(false)
-  const [conflict, setConflict] = useState<TaggedBook>()
+  const [conflict, setConflict] = useState<{ stored: TaggedBook; merge: BookMerge }>()
+  // The version the person started from: the one opened, then the stored one each merge was made with.
+  const base = useRef<BookInput | undefined>(undefined)
   const [deleted, setDeleted] = useState(false)
   const [changedElsewhere, setChangedElsewhere] = useState(false)
   const busy = useRef(id !== undefined)
@@ -72,6 +80,7 @@ export function BookForm({ id, onClose, onDone, onChangedElsewhere }: BookFormPr
       (current) => {
         busy.current = false
         setDraft(draftOf(current.book))
+        base.current = current.book
         setEtag(current.etag)
         setLoading(false)
       },
@@ -98,8 +107,11 @@ export function BookForm({ id, onClose, onDone, onChangedElsewhere }: BookFormPr
     setTouched((fields) => (fields.has(field) ? fields : new Set(fields).add(field)))
   }
 
-  /** Sends `book`: a new one (`id` absent or `asNew`), or over the version `version`. */
-  async function save(book: BookInput, version?: string, asNew = false) {
+  /**
+   * Sends `book`: a new one (`id` absent or `asNew`), or over the version `version`; `merged` when
+   * it already holds someone else's change (the outcome then says so).
+   */
+  async function save(book: BookInput, version?: string, asNew = false, merged = false) {
     busy.current = true
     setSaving(true)
     setMessage(undefined)
@@ -109,11 +121,11 @@ export function BookForm({ id, onClose, onDone, onChangedElsewhere }: BookFormPr
         if (!keys.current.has(body)) keys.current.set(body, randomKey())
         onDone(await createBook(caller, book, keys.current.get(body)), 'created')
       } else {
-        onDone((await updateBook(caller, id, book, version ?? etag ?? '*')).book, 'saved')
+        onDone((await updateBook(caller, id, book, version ?? etag ?? '*')).book, merged ? 'merged' : 'saved')
       }
     } catch (error) {
       if (!(error instanceof ApiError)) setMessage(errorMessage(error))
-      else if (error.status === 412 && id !== undefined) await showConflict(id)
+      else if (error.status === 412 && id !== undefined) await mergeWithStored(id, book, merged)
       else if (error.status === 404 && id !== undefined) showDeleted()
       else if (error.status === 400) setMessage(strings.form.refused(error.message))
       else if (error.status !== 401) setMessage(errorMessage(error))
@@ -123,13 +135,30 @@ export function BookForm({ id, onClose, onDone, onChangedElsewhere }: BookFormPr
     }
   }
 
-  async function showConflict(bookId: number) {
+  /**
+   * After a 412: reads the stored version and merges `mine` with it against {@link base}. Without a
+   * field both changed, the merge is saved at once over the stored version (another 412 merges
+   * again); otherwise the conflicting fields are shown to choose.
+   */
+  async function mergeWithStored(bookId: number, mine: BookInput, mergedBefore: boolean) {
+    let stored: TaggedBook
     try {
-      setConflict(await getBook(caller, bookId))
+      stored = await getBook(caller, bookId)
     } catch (error) {
       if (error instanceof ApiError && error.status === 404) showDeleted()
       else setMessage(errorMessage(error))
+      return
     }
+    const merge = mergeBooks(base.current ?? stored.book, mine, stored.book)
+    base.current = stored.book
+    setEtag(stored.etag)
+    setDraft(draftOf(merge.merged as Book))
+    setChangedElsewhere(false)
+    if (merge.conflicts.length > 0) {
+      setConflict({ stored, merge })
+      return
+    }
+    await save(merge.merged, stored.etag, false, mergedBefore || merge.theirs.length > 0)
   }
 
   /** The book is gone: back to the form, which offers to add it again. */
@@ -152,21 +181,28 @@ export function BookForm({ id, onClose, onDone, onChangedElsewhere }: BookFormPr
 
   const title = id === undefined ? strings.form.addTitle : strings.form.editTitle(id)
   if (conflict) {
+    const { stored, merge } = conflict
     return (
       <Modal title={strings.conflict.title} onClose={onClose} wide>
         <ConflictChoice
-          mine={bodyOf(draft) as unknown as BookInput}
-          theirs={conflict.book}
+          fields={merge.conflicts}
+          mine={merge.merged}
+          theirs={stored.book}
+          takenFromTheirs={merge.theirs}
           busy={saving}
           message={message}
           onKeepMine={() => {
             // Saved over the version just shown; the choice stays on screen until the answer
-            // (another 412 shows the newer version, another failure its message).
-            setEtag(conflict.etag)
-            setChangedElsewhere(false)
-            void save(bodyOf(draft) as unknown as BookInput, conflict.etag)
+            // (another 412 merges with the newer version, another failure shows its message).
+            void save(merge.merged, stored.etag, false, merge.theirs.length > 0)
           }}
-          onTakeTheirs={() => onDone(conflict.book, 'taken')}
+          onTakeTheirs={() => {
+            const chosen = { ...merge.merged }
+            for (const field of merge.conflicts) (chosen as Record<BookField, unknown>)[field] = stored.book[field]
+            // Nothing of mine left to save: the stored version as it is.
+            if (BOOK_FIELDS.every((field) => String(chosen[field]) === String(stored.book[field]))) onDone(stored.book, 'taken')
+            else void save(chosen, stored.etag, false, true)
+          }}
         />
       </Modal>
     )

@@ -1,17 +1,20 @@
 import { useEffect, useReducer, useRef, useState } from 'preact/hooks'
-import { listBooks, type Book, type BookPage, type ListQuery } from '../../api/books.js'
+import { listBooks, undoDelete, type Book, type BookPage, type ListQuery } from '../../api/books.js'
+import { runLimited } from '../../api/run-limited.js'
 import { apiQuery, rememberQuery } from '../../routing/view-state.js'
 import { strings } from '../../strings/index.js'
 import { useUi } from '../../ui/context.js'
 import { errorMessage } from '../../ui/error-message.js'
+import { visibleControls } from '../../ui/safe-text.js'
 import { BookFilters, hasFilters } from './book-filters.js'
 import { BookForm } from './book-form.js'
+import { BookHistory } from './book-history.js'
 import { BooksTable } from './books-table.js'
 import { DeleteBooks } from './delete-books.js'
 import { Pager } from './pager.js'
 
 /** The dialog open over the list, if any. */
-type BookDialog = { kind: 'add' } | { kind: 'edit'; id: number } | { kind: 'delete'; books: Book[] }
+type BookDialog = { kind: 'add' } | { kind: 'edit'; id: number } | { kind: 'delete'; books: Book[] } | { kind: 'history'; id: number }
 
 /** Props of {@link BooksView}. */
 export interface BooksViewProps {
@@ -24,6 +27,8 @@ export interface BooksViewProps {
 const CHANGE_SETTLE_MS = 150
 /** How long a row changed elsewhere stays highlighted. */
 const HIGHLIGHT_MS = 3000
+/** How long the page offers to undo a delete (README "History and restore"). */
+const UNDO_MS = 60_000
 
 /** The list's settings without its position: a new filter or sort starts at the first page. */
 const filterKey = (query: ListQuery) => JSON.stringify(apiQuery({ ...query, after: undefined }))
@@ -43,6 +48,8 @@ export function BooksView({ query, navigate }: BooksViewProps) {
   const [dialog, setDialog] = useState<BookDialog>()
   const [changedWhileEditing, setChangedWhileEditing] = useState<number>()
   const [highlighted, setHighlighted] = useState<ReadonlySet<number>>(new Set())
+  // The books just deleted, while their Undo is offered.
+  const [undo, setUndo] = useState<{ books: Book[]; busy: boolean }>()
   // Where each page starts, by its `after`, and which page came before it: paging is by position
   // (keyset), so the page remembers the way it came for "Previous" and the "Books 26 to 50" line.
   const positions = useRef({ key: '', offsets: new Map<string | undefined, number>(), previous: new Map<string | undefined, string | undefined>() })
@@ -104,6 +111,23 @@ export function BooksView({ query, navigate }: BooksViewProps) {
     }
   }, [subscribe])
 
+  // The Undo offer lasts UNDO_MS after the delete.
+  useEffect(() => {
+    if (!undo || undo.busy) return undefined
+    const timer = setTimeout(() => setUndo(undefined), UNDO_MS)
+    return () => clearTimeout(timer)
+  }, [undo?.books])
+
+  async function undoDeletes() {
+    if (!undo) return
+    setUndo({ ...undo, busy: true })
+    const outcomes = await runLimited(undo.books, 4, (book) => undoDelete(caller, book.id))
+    const back = outcomes.filter((outcome) => outcome.status === 'fulfilled' && outcome.value !== undefined).length
+    setUndo(undefined)
+    announce(back === undo.books.length ? strings.undo.done(back) : strings.undo.failed)
+    reload()
+  }
+
   const page = result.page
   const books = page?.books ?? []
   const visibleSelection = books.filter((book) => selected.has(book.id))
@@ -134,6 +158,14 @@ export function BooksView({ query, navigate }: BooksViewProps) {
         <div class="bulk">
           <button type="button" class="danger" onClick={() => setDialog({ kind: 'delete', books: visibleSelection })}>
             {strings.books.deleteSelected(visibleSelection.length)}
+          </button>
+        </div>
+      )}
+      {undo && (
+        <div class="undo-bar">
+          <p>{strings.undo.deleted(undo.books.length)}</p>
+          <button type="button" disabled={undo.busy} onClick={() => void undoDeletes()}>
+            {undo.busy ? strings.undo.undoing : strings.undo.undo}
           </button>
         </div>
       )}
@@ -176,8 +208,9 @@ export function BooksView({ query, navigate }: BooksViewProps) {
         <BooksTable
           books={books}
           busy={result.loading}
-          sort={query.sort ?? 'id'}
-          onSort={(sort) => navigate({ ...query, sort: sort === 'id' ? undefined : sort, after: undefined })}
+          sort={query.sort ?? (query.q ? '' : 'id')}
+          onSort={(sort) => navigate({ ...query, sort: sort === 'id' && !query.q ? undefined : sort, after: undefined })}
+          q={query.q}
           selectable={write}
           selected={selected}
           onSelect={setSelected}
@@ -185,6 +218,7 @@ export function BooksView({ query, navigate }: BooksViewProps) {
           changedElsewhere={changedWhileEditing}
           onEdit={write ? (book) => setDialog({ kind: 'edit', id: book.id }) : undefined}
           onDelete={write ? (book) => setDialog({ kind: 'delete', books: [book] }) : undefined}
+          onHistory={(book) => setDialog({ kind: 'history', id: book.id })}
         />
       )}
       {!page && !result.error && <p aria-busy="true">{strings.loading}</p>}
@@ -215,7 +249,7 @@ export function BooksView({ query, navigate }: BooksViewProps) {
           onClose={closeDialog}
           onDone={(book) => {
             closeDialog()
-            announce(strings.books.created(book.title))
+            announce(strings.books.created(visibleControls(book.title)))
             reload()
           }}
         />
@@ -227,11 +261,13 @@ export function BooksView({ query, navigate }: BooksViewProps) {
           onChangedElsewhere={() => setChangedWhileEditing(dialog.id)}
           onDone={(book, outcome) => {
             closeDialog()
-            if (outcome === 'saved') announce(strings.books.saved(book.title))
+            if (outcome === 'saved') announce(strings.books.saved(visibleControls(book.title)))
+            if (outcome === 'merged') announce(strings.books.merged(visibleControls(book.title)))
             reload()
           }}
         />
       )}
+      {dialog?.kind === 'history' && <BookHistory id={dialog.id} onClose={closeDialog} onRestored={() => reload()} />}
       {dialog?.kind === 'delete' && (
         <DeleteBooks
           books={dialog.books}
@@ -240,6 +276,7 @@ export function BooksView({ query, navigate }: BooksViewProps) {
             closeDialog()
             setSelected((ids) => new Set([...ids].filter((id) => !dialog.books.some((book) => book.id === id))))
             announce([deleted > 0 ? strings.books.deleted(deleted) : '', failed > 0 ? strings.books.deleteFailed(failed) : ''].filter(Boolean).join(' '))
+            if (deleted > 0) setUndo({ books: dialog.books, busy: false })
             reload()
           }}
         />

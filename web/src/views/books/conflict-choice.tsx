@@ -1,11 +1,17 @@
 import type { Book, BookInput } from '../../api/books.js'
-import { BOOK_FIELDS } from '../../book/rules.js'
+import type { BookField } from '../../book/rules.js'
 import { strings } from '../../strings/index.js'
+import { SafeText } from '../../ui/safe-text.js'
 
 /** Props of {@link ConflictChoice}. */
 export interface ConflictChoiceProps {
+  /** The fields both people changed, to different values: the ones to choose. */
+  fields: BookField[]
+  /** The merged book with this person's values in `fields`. */
   mine: BookInput
   theirs: Book
+  /** The fields taken from the saved version without asking (only the other person changed them). */
+  takenFromTheirs: BookField[]
   busy: boolean
   /** Why the last attempt failed, if it did. */
   message?: string
@@ -14,11 +20,13 @@ export interface ConflictChoiceProps {
 }
 
 /**
- * The two versions of a book side by side after a 412 `Precondition failed` (someone saved the
- * book after this person opened it; README "Large collections and concurrent edits"), the fields that differ marked,
- * and the choice: save mine over the saved version, or take the saved version.
+ * After a 412 `Precondition failed` whose merge found fields both people changed (README "Web
+ * page", Conflicts): those fields side by side, this person's value and the saved one, and the
+ * choice for them: keep mine or take the saved values. The fields only one side changed are
+ * merged already (named below the table); the choice never undoes them.
  */
-export function ConflictChoice({ mine, theirs, busy, message, onKeepMine, onTakeTheirs }: ConflictChoiceProps) {
+export function ConflictChoice({ fields, mine, theirs, takenFromTheirs, busy, message, onKeepMine, onTakeTheirs }: ConflictChoiceProps) {
+  const names = (list: BookField[]) => list.map((field) => strings.form.fields[field]).join(', ')
   return (
     <div class="conflict">
       <p>{strings.conflict.intro}</p>
@@ -32,22 +40,21 @@ export function ConflictChoice({ mine, theirs, busy, message, onKeepMine, onTake
             </tr>
           </thead>
           <tbody>
-            {BOOK_FIELDS.map((field) => {
-              const differs = String(mine[field]) !== String(theirs[field])
-              return (
-                <tr key={field} class={differs ? 'differs' : undefined}>
-                  <th scope="row">
-                    {strings.form.fields[field]}
-                    {differs && <span class="badge"> {strings.conflict.differs}</span>}
-                  </th>
-                  <td data-version="mine">{String(mine[field])}</td>
-                  <td data-version="theirs">{String(theirs[field])}</td>
-                </tr>
-              )
-            })}
+            {fields.map((field) => (
+              <tr key={field} class="differs">
+                <th scope="row">{strings.form.fields[field]}</th>
+                <td data-version="mine">
+                  <SafeText text={String(mine[field])} />
+                </td>
+                <td data-version="theirs">
+                  <SafeText text={String(theirs[field])} />
+                </td>
+              </tr>
+            ))}
           </tbody>
         </table>
       </div>
+      {takenFromTheirs.length > 0 && <p class="muted">{strings.conflict.merged(names(takenFromTheirs))}</p>}
       {message && (
         <p class="form-error" role="alert">
           {message}

@@ -6,6 +6,7 @@ import { strings } from '../../strings/index.js'
 import { useUi } from '../../ui/context.js'
 import { errorMessage } from '../../ui/error-message.js'
 import { Modal } from '../../ui/modal.js'
+import { visibleControls } from '../../ui/safe-text.js'
 
 /** How many `DELETE /book/{id}` requests a bulk delete keeps in flight. */
 const DELETE_CONCURRENCY = 4
@@ -48,7 +49,7 @@ export function DeleteBooks({ books, onClose, onDone }: DeleteBooksProps) {
     <Modal title={strings.confirmDelete.title(books.length)} onClose={onClose}>
       <ul class="doomed">
         {books.slice(0, LISTED).map((book) => (
-          <li key={book.id}>{strings.confirmDelete.book(book.title, book.author, book.year)}</li>
+          <li key={book.id}><bdi>{strings.confirmDelete.book(visibleControls(book.title), visibleControls(book.author), book.year)}</bdi></li>
         ))}
         {books.length > LISTED && <li>{strings.transfer.more(books.length - LISTED)}</li>}
       </ul>

@@ -80,7 +80,7 @@ export function TransferView() {
     setProgress({ done: 0, total: checked.check.rows.length })
     const result = await runImport(caller, checked.check.rows, importKeyPrefix(checked.bytes), (done, total) => setProgress({ done, total }))
     setOutcome(result)
-    announce(strings.transfer.stored(result.stored))
+    announce(strings.transfer.stored(result.stored, result.alreadyStored))
   }
 
   const running = progress !== undefined && outcome === undefined
@@ -153,7 +153,7 @@ export function TransferView() {
         )}
         {outcome && (
           <div class="import-summary" role="status">
-            <p>{strings.transfer.stored(outcome.stored)}</p>
+            <p>{strings.transfer.stored(outcome.stored, outcome.alreadyStored)}</p>
             {outcome.refused.length > 0 && (
               <>
                 <p>{strings.transfer.refused(outcome.refused.length)}</p>

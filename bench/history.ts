@@ -1,0 +1,215 @@
+/**
+ * `npm run bench:history` (README "History and restore", docs/benchmarks.md "History"):
+ *
+ * 1. The first page (`?limit=50`) of the history of a book with 10,000 versions among 1,000,000
+ *    changes, on each engine: the log is seeded directly (one book's rows every 100th), then the
+ *    real service answers `GET /book/{id}/history?limit=50` under autocannon; p50/p99 and the
+ *    space the log takes per million changes (SQLite: `dbstat`; PostgreSQL:
+ *    `pg_total_relation_size`, table and indexes).
+ * 2. POST /book and PUT /book/{id} throughput of this build (the actor and request id recorded
+ *    with each change) against `BASELINE_DIST` (a build of the release before them, e.g.
+ *    `git archive <commit> | tar -x -C /tmp/base && cd /tmp/base && npm run build`), in the same
+ *    run, alternating A/B twice, on fresh SQLite files (and PostgreSQL databases when reachable).
+ *
+ * Short runs (3 s each): the numbers are for comparison within one run on this machine.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
+import { createSigner } from 'fast-jwt'
+import pg from 'pg'
+import { measure, type Load, type Measurement } from './load.js'
+import { SERVER_ENTRY, freePort, startProcess, type Target } from './processes.js'
+import { SqliteBookStore } from '../src/storage/sqlite/store.js'
+import { PostgresBookStore } from '../src/storage/postgres/store.js'
+import { createScratchDatabase } from '../test/support/scratch-database.js'
+
+const SECRET = 'bench-history-secret-0123456789abcdef'
+const token = createSigner({ key: SECRET })({ sub: 'bench', role: 'editor' })
+const headers = { authorization: `Bearer ${token}` }
+const CHANGES = Number(process.env.HISTORY_CHANGES ?? 1_000_000)
+const VERSIONS = Number(process.env.HISTORY_VERSIONS ?? 10_000)
+const BASELINE_DIST = process.env.BASELINE_DIST ?? '/tmp/issue28-base/dist'
+const POSTGRES_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
+const directory = mkdtempSync(join(tmpdir(), 'bench-history-'))
+
+/** Starts `entry` (a built start.js) on `databaseUrl`. */
+async function start(name: string, entry: string, databaseUrl: string): Promise<Target> {
+  const port = await freePort()
+  return startProcess({
+    name,
+    args: [entry],
+    env: { HOST: '127.0.0.1', PORT: String(port), DATABASE_URL: databaseUrl, SECRET_TOKEN: SECRET, AUTH_PASSWORD: 'bench-password', LOG_LEVEL: 'warn' },
+    port,
+    logFile: join(directory, `${name}.log`),
+    readyPath: '/healthz'
+  })
+}
+
+/** The rows of the seeded log: the target book (id 1) every `CHANGES / VERSIONS`th row. */
+function seededRow(seq: number): [number, string, number, string, string, number, string, string] {
+  const every = Math.floor(CHANGES / VERSIONS)
+  const target = seq % every === 0
+  const bookId = target ? 1 : 2 + (seq % 50_000)
+  const version = target ? seq / every : 1 + Math.floor(seq / 50_000)
+  const at = new Date(Date.now() - (CHANGES - seq) * 1000).toISOString()
+  return [bookId, seq === every ? 'created' : 'updated', version, `Title of book ${bookId}, edition ${version}`, 'Some Author', 1900 + (seq % 120), at, `req-${seq.toString(36)}`]
+}
+
+async function seedSqlite(path: string): Promise<string> {
+  await (await SqliteBookStore.open(path)).close()
+  const db = new Database(path)
+  const insert = db.prepare(
+    'INSERT INTO book_changes (seq, book_id, operation, version, title, author, year, changed_at, actor, request_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)'
+  )
+  db.transaction(() => {
+    for (let seq = 1; seq <= CHANGES; seq++) {
+      const [bookId, operation, version, title, author, year, at, request] = seededRow(seq)
+      insert.run(seq, bookId, operation, version, title, author, year, at, 'bench', request)
+    }
+    db.prepare("INSERT INTO books (id, title, author, year, title_folded, author_folded, version) VALUES (1, 'T', 'A', 2000, 't', 'a', ?)").run(VERSIONS)
+  })()
+  db.pragma('wal_checkpoint(TRUNCATE)')
+  let bytes = 'dbstat unavailable'
+  try {
+    const row = db.prepare("SELECT sum(pgsize) AS bytes FROM dbstat WHERE name IN ('book_changes', 'book_changes_book_seq')").get() as { bytes: number }
+    bytes = `${(row.bytes / 1024 / 1024).toFixed(1)} MB (table and index)`
+  } catch {
+    // dbstat is a compile-time option of SQLite.
+  }
+  db.close()
+  return bytes
+}
+
+async function seedPostgres(url: string): Promise<string> {
+  await (await PostgresBookStore.open(url, { poolSize: 2, startupTimeoutMs: 0 })).close()
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    const every = Math.floor(CHANGES / VERSIONS)
+    await client.query(
+      `INSERT INTO book_changes (seq, book_id, operation, version, title, author, year, changed_at, actor, request_id)
+       SELECT g, CASE WHEN g % $2 = 0 THEN 1 ELSE 2 + g % 50000 END,
+         CASE WHEN g = $2 THEN 'created' ELSE 'updated' END,
+         CASE WHEN g % $2 = 0 THEN g / $2 ELSE 1 + g / 50000 END,
+         'Title of book ' || (g % 50000) || ', edition ' || (g / 50000), 'Some Author', 1900 + g % 120,
+         to_char((now() - ($1 - g) * interval '1 second') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'bench', 'req-' || g
+       FROM generate_series(1, $1) AS g`,
+      [CHANGES, every]
+    )
+    await client.query("SELECT setval('book_changes_seq', $1)", [CHANGES]).catch(() => {})
+    await client.query(`INSERT INTO books (id, title, author, year, title_folded, author_folded, version) OVERRIDING SYSTEM VALUE VALUES (1, 'T', 'A', 2000, 't', 'a', $1)`, [VERSIONS])
+    await client.query('VACUUM ANALYZE book_changes')
+    const { rows } = await client.query<{ bytes: string }>("SELECT pg_total_relation_size('book_changes') AS bytes")
+    return `${(Number(rows[0]!.bytes) / 1024 / 1024).toFixed(1)} MB (table, indexes and TOAST)`
+  } finally {
+    await client.end()
+  }
+}
+
+/**
+ * The first page read `READS` times through the store itself, in this process (no HTTP, no
+ * client): what the query costs, apart from the machine's load on the HTTP path.
+ */
+async function storeReads(engine: 'sqlite' | 'postgres', url: string): Promise<string> {
+  const store = engine === 'sqlite' ? await SqliteBookStore.open(url) : await PostgresBookStore.open(url, { poolSize: 2, startupTimeoutMs: 0 })
+  try {
+    const times: number[] = []
+    for (let i = 0; i < 2000; i++) {
+      const started = performance.now()
+      const page = await store.history(1, Number.MAX_SAFE_INTEGER, 50)
+      times.push(performance.now() - started)
+      if (page?.entries.length !== 50 || page.entries[0]!.version !== VERSIONS) throw new Error('unexpected first page')
+    }
+    times.sort((a, b) => a - b)
+    const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))]!.toFixed(2)
+    return `store.history first page (50 of ${VERSIONS}), 2,000 reads in process: p50 ${at(0.5)} ms, p99 ${at(0.99)} ms`
+  } finally {
+    await store.close()
+  }
+}
+
+const firstPage: Load = { request: () => ({ method: 'GET', path: '/book/1/history?limit=50' }), headers, connections: 4, duration: 5, warmup: 1 }
+
+let created = 0
+const post: Load = {
+  request: () => ({ method: 'POST', path: '/book', body: JSON.stringify({ title: `Bench ${++created}`, author: 'B', year: 2000 }) }),
+  headers,
+  connections: 16,
+  duration: 3,
+  warmup: 1
+}
+const put: Load = {
+  request: () => ({ method: 'PUT', path: `/book/${1 + Math.floor(Math.random() * 100)}`, body: JSON.stringify({ year: Math.floor(Math.random() * 2000) }) }),
+  headers,
+  connections: 16,
+  duration: 3,
+  warmup: 1
+}
+
+const line = (label: string, m: Measurement) => `${label}: ${m.rps} req/s, p50 ${m.p50_ms} ms, p99 ${m.p99_ms} ms, errors ${m.errors}`
+
+async function postgresReachable(): Promise<boolean> {
+  const client = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 3000 })
+  try {
+    await client.connect()
+    return true
+  } catch {
+    return false
+  } finally {
+    await client.end().catch(() => {})
+  }
+}
+
+const engines: Array<'sqlite' | 'postgres'> = ['sqlite', ...((await postgresReachable()) ? (['postgres'] as const) : [])]
+try {
+  console.log(`# history first page: ${CHANGES} changes, one book with ${VERSIONS} versions`)
+  for (const engine of engines) {
+    const scratch = engine === 'postgres' ? await createScratchDatabase(POSTGRES_URL, 'bench_history') : undefined
+    const url = scratch?.url ?? join(directory, 'history.db')
+    const seededAt = performance.now()
+    const space = engine === 'sqlite' ? await seedSqlite(url) : await seedPostgres(url)
+    console.log(`${engine}: seeded in ${((performance.now() - seededAt) / 1000).toFixed(1)} s; the log takes ${space} for ${CHANGES} changes`)
+    console.log(`${engine} ${await storeReads(engine, url)}`)
+    const service = await start(`history-${engine}`, SERVER_ENTRY, url)
+    try {
+      console.log(line(`${engine} GET /book/1/history?limit=50`, await measure(service, firstPage)))
+    } finally {
+      await service.stop()
+      await scratch?.drop()
+    }
+  }
+
+  // HISTORY_PARTS=first-page: only the part above.
+  const writeEngines = process.env.HISTORY_PARTS === 'first-page' ? [] : engines
+  if (writeEngines.length > 0) console.log(`# POST and PUT: this build (actor recorded) against ${BASELINE_DIST} (same run, A/B alternated twice)`)
+  for (const engine of writeEngines) {
+    const results: Record<string, Measurement[]> = {}
+    for (const round of [1, 2]) {
+      for (const [name, dist] of [['baseline', BASELINE_DIST], ['this build', join(SERVER_ENTRY, '..')]] as const) {
+        const scratch = engine === 'postgres' ? await createScratchDatabase(POSTGRES_URL, 'bench_writes') : undefined
+        const target = await start(`${name.replace(' ', '-')}-${engine}-${round}`, join(dist, 'start.js'), scratch?.url ?? join(directory, `${name.replace(' ', '-')}-${round}.db`))
+        try {
+          created = 0
+          const posted = await measure(target, post)
+          const updated = await measure(target, put)
+          ;(results[`${name} POST`] ??= []).push(posted)
+          ;(results[`${name} PUT`] ??= []).push(updated)
+          console.log(line(`${engine} round ${round} ${name} POST`, posted))
+          console.log(line(`${engine} round ${round} ${name} PUT`, updated))
+        } finally {
+          await target.stop()
+          await scratch?.drop()
+        }
+      }
+    }
+    for (const op of ['POST', 'PUT']) {
+      const mean = (key: string) => results[key]!.reduce((sum, m) => sum + m.rps, 0) / results[key]!.length
+      const ratio = mean(`this build ${op}`) / mean(`baseline ${op}`)
+      console.log(`${engine} ${op}: this build ${mean(`this build ${op}`).toFixed(0)} req/s, baseline ${mean(`baseline ${op}`).toFixed(0)} req/s, ratio ${ratio.toFixed(3)}`)
+    }
+  }
+} finally {
+  rmSync(directory, { recursive: true, force: true })
+}

@@ -1,0 +1,82 @@
+import { Command, InvalidArgumentError } from 'commander'
+import { createTokenSigner } from '../../auth/tokens.js'
+import { createClient, type HistoryEntry } from '../../client.js'
+import { configOrExit, fail, secretOrExit } from '../exit.js'
+import { CONFIGURATION_HELP } from '../help.js'
+
+/** Options of `book-service history`. */
+export interface HistoryOptions {
+  url?: string
+  token?: string
+  json?: boolean
+}
+
+/** Lifetime of the reader token `history` signs when none is given, in seconds. */
+const TOKEN_TTL_SECONDS = 300
+
+/** Parses the book id argument: decimal digits, 1 to 2^53-1. */
+function bookId(value: string): number {
+  const id = /^[0-9]{1,16}$/.test(value) ? Number(value) : 0
+  if (id < 1 || id > Number.MAX_SAFE_INTEGER) throw new InvalidArgumentError('must be a book id (decimal digits)')
+  return id
+}
+
+/** The table `history` prints: a header line, then one line per entry, columns padded to their widest cell. */
+export function historyTable(entries: readonly HistoryEntry[]): string {
+  const rows = [
+    ['VERSION', 'OPERATION', 'AT', 'ACTOR', 'TITLE', 'AUTHOR', 'YEAR'],
+    ...entries.map((entry) => [
+      String(entry.version),
+      entry.operation,
+      entry.at,
+      entry.actor ?? '-',
+      entry.book?.title ?? '',
+      entry.book?.author ?? '',
+      entry.book === null ? '' : String(entry.book.year)
+    ])
+  ]
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => [...row[column]!].length)))
+  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd() + '\n').join('')
+}
+
+/**
+ * `book-service history <id> [--json] [--url URL] [--token TOKEN]` (README "History and
+ * restore"): prints the history of book `id` of the running service at URL (default
+ * `http://127.0.0.1:PORT`), newest first, as a table, or with `--json` as one NDJSON line per entry
+ * (the API's entry: version, operation, at, actor, book). Without `--token` (or
+ * `BOOK_SERVICE_TOKEN`) it signs a short-lived reader token with the configured secret. Exits 1
+ * with one line on stderr when the service answers an error (404 `Book not found`, 401, 403).
+ */
+async function history(id: number, options: HistoryOptions): Promise<void> {
+  const config = configOrExit()
+  const url = options.url ?? `http://127.0.0.1:${config.PORT}`
+  const token =
+    options.token ?? process.env.BOOK_SERVICE_TOKEN ?? createTokenSigner(secretOrExit(config), TOKEN_TTL_SECONDS)(config.AUTH_USERNAME, { role: 'reader' })
+  const client = createClient({ baseUrl: url, token })
+  const entries: HistoryEntry[] = []
+  try {
+    // Page by page, so a long history is never one answer.
+    for (let cursor: string | undefined; ; ) {
+      const page = await client.history(id, { limit: 1000, cursor })
+      if (options.json) for (const entry of page.entries) process.stdout.write(`${JSON.stringify(entry)}\n`)
+      else entries.push(...page.entries)
+      cursor = page.cursor
+      if (cursor === undefined) break
+    }
+  } catch (error) {
+    fail(`history: ${url}: ${(error as Error).message}`)
+  }
+  if (!options.json) process.stdout.write(historyTable(entries))
+}
+
+/** `book-service history`: {@link history}. */
+export function historyCommand(): Command {
+  return new Command('history')
+    .description('print the history of a book of the running service (GET /book/{id}/history), newest first')
+    .argument('<id>', 'the book id', bookId)
+    .option('--json', 'one NDJSON line per entry instead of a table')
+    .option('--url <url>', 'where the service is (default: http://127.0.0.1:PORT)')
+    .option('--token <token>', 'the bearer token (default: BOOK_SERVICE_TOKEN, else a reader token signed with the configured secret)')
+    .addHelpText('after', CONFIGURATION_HELP)
+    .action(history)
+}

@@ -1,0 +1,196 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import Type, { type Static } from 'typebox'
+import { decodeHistoryCursor, encodeHistoryCursor } from '../../book/cursor.js'
+import { parseBookId } from '../../book/id.js'
+import { Book, BookParams } from '../../book/schema.js'
+import { envelopeOf } from '../../http/envelope.js'
+import { HttpError } from '../../http/errors/http-error.js'
+import { Messages } from '../../http/messages.js'
+import { assertValidBody } from '../../http/pipeline/json-body.js'
+import {
+  errorResponse,
+  invalidInputResponse,
+  preconditionFailedResponse,
+  successResponse,
+  withHeaders
+} from '../../http/api-document/response-schemas.js'
+import { HISTORY_START, MAX_VERSION, type HistoryEntry } from '../../storage/book-history.js'
+import { LIST_PAGE_SIZE, type BookStore } from '../../storage/book-store.js'
+import { changeContextOf } from './change-context.js'
+import { bookETag, ifMatchHolds } from './etag.js'
+import { LIMIT_PATTERN, MAX_PAGE_SIZE } from './list-query.js'
+import { bookNotFound } from './load-for-write.js'
+
+/** The query of `GET /book/{id}/history`: `limit` as on `GET /books`, `after` the opaque cursor of its `Link`. */
+export const HistoryParameters = Type.Object(
+  {
+    limit: Type.Optional(
+      Type.String({ pattern: LIMIT_PATTERN, description: `Page size, 1 to ${MAX_PAGE_SIZE}. Turns on the Link header.` })
+    ),
+    after: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 4096, description: 'Start after this entry: the opaque cursor found in the Link header.' })
+    )
+  },
+  { additionalProperties: true }
+)
+type HistoryParameters = Static<typeof HistoryParameters>
+
+/** Body of `POST /book/{id}/restore`. */
+export const RestoreBody = Type.Object(
+  { version: Type.Integer({ minimum: 1, description: 'The version of the book\'s history to bring back (not a `deleted` entry).' }) },
+  { additionalProperties: true, examples: [{ version: 2 }] }
+)
+type RestoreBody = Static<typeof RestoreBody>
+
+/** One entry of a history, as the API document describes it and the route serializes it. */
+export const HistoryEntrySchema = Type.Object(
+  {
+    version: Type.Integer({ minimum: 1, description: 'The book\'s version after this change; distinct within the book, growing with time.' }),
+    operation: Type.Union([Type.Literal('created'), Type.Literal('updated'), Type.Literal('deleted'), Type.Literal('restored')]),
+    at: Type.String({ description: 'When the change was committed: RFC 3339 UTC with milliseconds.' }),
+    actor: Type.Union([Type.String(), Type.Null()], {
+      description: 'Who made the change: the token\'s `sub`, the command (e.g. `book-service import`), or null.'
+    }),
+    book: Type.Union([Book, Type.Null()], { description: 'The book as it was after this change; null for `deleted`.' })
+  },
+  { additionalProperties: false }
+)
+
+const tags = ['Books']
+const versionNotFound = () => new HttpError(404, Messages.versionNotFound)
+
+/**
+ * The route schemas of the history and the restore (README "History and restore"): what Fastify
+ * validates and serializes, and what the API document says of each. The pipeline's statuses
+ * (401, 403, 503, …) are added by src/http/api-document/pipeline-responses.ts.
+ */
+export function historyRouteSchemas() {
+  return {
+    history: {
+      tags,
+      operationId: 'getBookHistory',
+      summary: 'Get the history of a book',
+      description:
+        'Every retained change of the book, newest first: its version, operation (`created`, `updated`, `deleted`, `restored`), ' +
+        'time, actor and the book as it was after the change. A deleted book\'s history stays readable. `limit` pages it ' +
+        '(with a `Link: <…>; rel="next"` header while more entries follow). How far back it goes: CHANGE_LOG_MAX_AGE and CHANGE_LOG_MAX_ROWS.',
+      params: BookParams,
+      querystring: HistoryParameters,
+      response: {
+        200: withHeaders(successResponse(Type.Array(HistoryEntrySchema), Messages.historyRetrieved, 'the entries asked for, newest first.'), {
+          link: { type: 'string' as const, description: 'RFC 8288 `</book/{id}/history?…>; rel="next"`: only with `limit`, while more entries follow.' }
+        }),
+        400: invalidInputResponse('`limit` is not 1..1000, or `after` is not a cursor of a history.'),
+        404: errorResponse(404, `\`${Messages.bookNotFound}\`: no history at all for this id (it never existed, or all of it was trimmed).`, [
+          Messages.bookNotFound
+        ])
+      }
+    },
+    restore: {
+      tags,
+      operationId: 'restoreBook',
+      summary: 'Restore a version of a book',
+      description:
+        'The book\'s title, author and year become what they were at `version`, as one new version (recorded as `restored`). ' +
+        'A deleted book comes back under its id. `If-Match` is honoured as on PUT while the book exists, ignored for a deleted one. ' +
+        'Checked in this order: token (401), role (403: readers may not), an id without history (404 `Book not found`), ' +
+        'the body (400), the version (404 `Version not found`), `If-Match` (412).',
+      params: BookParams,
+      body: RestoreBody,
+      response: {
+        200: withHeaders(successResponse(Book, Messages.restored, 'the book as stored now.'), {
+          etag: { type: 'string' as const, description: 'Strong entity tag of the book; changes whenever the book changes.' }
+        }),
+        400: invalidInputResponse('the body is not a JSON object with a positive integer `version`.'),
+        404: errorResponse(
+          404,
+          `\`${Messages.bookNotFound}\`: no history at all for this id. \`${Messages.versionNotFound}\`: the version is not in the retained history, or is a \`deleted\` entry.`,
+          [Messages.bookNotFound, Messages.versionNotFound]
+        ),
+        412: preconditionFailedResponse
+      }
+    }
+  }
+}
+
+type HistoryRequest = FastifyRequest<{ Params: Static<typeof BookParams>; Querystring: HistoryParameters }>
+type RestoreRequest = FastifyRequest<{ Params: Static<typeof BookParams>; Body: RestoreBody }>
+
+/**
+ * The handlers of `GET /book/{id}/history` and `POST /book/{id}/restore` on `store`
+ * (docs/contract.md "History and restore"). Authentication and the role ran before them.
+ */
+export function historyHandlers(store: BookStore) {
+  return {
+    /**
+     * GET /book/{id}/history: 400 for a bad `limit` or `after`, 404 when the id has no history,
+     * else 200 with the entries newest first: one page and its `Link` with `limit`, every entry without.
+     */
+    async bookHistory(request: HistoryRequest, reply: FastifyReply) {
+      const { limit, after } = request.query
+      const size = limit === undefined ? undefined : Number(limit)
+      let before = HISTORY_START
+      if (after !== undefined) {
+        const seq = decodeHistoryCursor(after)
+        if (seq === undefined) throw new HttpError(400, Messages.invalidInput)
+        before = seq
+      }
+      const id = parseBookId(request.params.id)
+      if (id === undefined) throw bookNotFound()
+      if (size !== undefined) {
+        const page = await store.history(id, before, size)
+        if (!page) throw bookNotFound()
+        if (page.next !== undefined) {
+          const next = new URLSearchParams({ limit: String(size), after: encodeHistoryCursor(page.next) })
+          reply.header('link', `</book/${id}/history?${next.toString()}>; rel="next"`)
+        }
+        return envelopeOf(200, Messages.historyRetrieved, page.entries)
+      }
+      // Without `limit`, every entry, read a page at a time.
+      const entries: HistoryEntry[] = []
+      for (let start = before; ; ) {
+        const page = await store.history(id, start, LIST_PAGE_SIZE)
+        if (!page) throw bookNotFound()
+        entries.push(...page.entries)
+        if (page.next === undefined) break
+        start = page.next
+      }
+      return envelopeOf(200, Messages.historyRetrieved, entries)
+    },
+
+    /**
+     * POST /book/{id}/restore, checked in the order of docs/contract.md "History and restore": 404
+     * `Book not found` (no history), 400 (body), 404 `Version not found`, 412 (`If-Match`, while
+     * the book exists); else 200 `Book restored successfully` with the book and its new `ETag`.
+     */
+    async restoreBook(request: RestoreRequest, reply: FastifyReply) {
+      const id = parseBookId(request.params.id)
+      if (id === undefined || !(await store.hasHistory(id))) throw bookNotFound()
+      assertValidBody(request)
+      const { version } = request.body
+      if (version > MAX_VERSION) throw versionNotFound()
+      // The tag is compared with the book as read now; the store then writes only while the book
+      // still has that version (-1: a tag that names no version of it), checked in its transaction.
+      const header = request.headers['if-match']
+      let expectedVersion: number | undefined
+      if (header !== undefined && String(header).trim() !== '*') {
+        const current = await store.get(id)
+        if (current) expectedVersion = ifMatchHolds(String(header), bookETag(current)) ? current.version : -1
+      }
+      const result = await store.restore(id, version, expectedVersion, changeContextOf(request))
+      switch (result.outcome) {
+        case 'noHistory':
+          throw bookNotFound()
+        case 'versionNotFound':
+          throw versionNotFound()
+        case 'stale':
+          throw new HttpError(412, Messages.preconditionFailed)
+        case 'restored': {
+          reply.header('etag', bookETag(result.book))
+          const { id: bookId, title, author, year } = result.book
+          return envelopeOf(200, Messages.restored, { id: bookId, title, author, year })
+        }
+      }
+    }
+  }
+}

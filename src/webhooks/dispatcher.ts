@@ -1,0 +1,417 @@
+import { randomUUID } from 'node:crypto'
+import { hostname } from 'node:os'
+import type { FastifyBaseLogger } from 'fastify'
+import type { BookChange, ChangeLog } from '../storage/change-log.js'
+import type { DeliveryOutcome, DeliveryRecord, WebhookEndpoint, WebhookStore } from '../storage/webhook-store.js'
+import { EVENT_TYPES, messageBody, webhookIdOf } from './message.js'
+import { endpointAgents, sendAttempt } from './sender.js'
+import { signatureHeader } from './signature.js'
+
+/** How the dispatcher runs (settings `WEBHOOK_*`). */
+export interface DispatcherOptions {
+  /** The delays before the second, third, … attempt, in ms (`WEBHOOK_RETRY_SCHEDULE`). */
+  retryDelaysMs: readonly number[]
+  /** One attempt's limit, in ms (`WEBHOOK_TIMEOUT`). */
+  timeoutMs: number
+  /** `WEBHOOK_ALLOW_PRIVATE`. */
+  allowPrivate: boolean
+  log: FastifyBaseLogger
+  /** How long the lease lasts without renewal, in ms (renewed every third of it). */
+  leaseTtlMs?: number
+}
+
+/** Deliveries counted by outcome since start, in this process. */
+export interface DeliveryCounters {
+  /** Attempts answered 2xx. */
+  succeeded: number
+  /** Attempts that failed and will be retried. */
+  failed: number
+  /** Deliveries given up (410, or the schedule run through): their endpoint is disabled. */
+  givenUp: number
+}
+
+/** An endpoint's lag, for /metrics. */
+export interface EndpointLag {
+  readonly endpointId: string
+  /** Changes in the log after the endpoint's position. */
+  readonly changes: number
+  /** Seconds since the oldest change not yet delivered was committed (0 when none waits). */
+  readonly seconds: number
+}
+
+const LEASE_TTL_MS = 10_000
+/** How often the lease holder reads the endpoints (admin changes of other processes). */
+const SYNC_INTERVAL_MS = 1000
+/** A safety poll of the change log, besides its wake-ups. */
+const IDLE_POLL_MS = 1000
+/** How long successes wait to be recorded together (their position writes grouped). */
+const RECORD_DELAY_MS = 200
+const READ_BATCH = 100
+
+/** A wait that ends at `ms` or when `signal` aborts. */
+function pause(ms: number, signal: AbortSignal, wake?: (resolve: () => void) => void): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve()
+    const done = () => {
+      clearTimeout(timer)
+      signal.removeEventListener('abort', done)
+      resolve()
+    }
+    const timer = setTimeout(done, Math.max(0, ms))
+    signal.addEventListener('abort', done, { once: true })
+    wake?.(done)
+  })
+}
+
+/**
+ * Sends every change of the change log to every enabled webhook endpoint (docs/webhooks.md;
+ * decisions "Webhooks"). Each process runs one; the one holding the lease in the database
+ * (`webhook_dispatcher_lease`) sends, so each event goes out once per endpoint however many
+ * workers and instances run; another takes over within the lease's time when its holder dies.
+ *
+ * The holder runs one loop per endpoint (a slow or dead endpoint delays only itself): each sends
+ * the changes after the endpoint's position in order, change n+1 only once n succeeded or was
+ * given up, retrying a failure on the schedule. Successes are recorded in groups a few ms later,
+ * so after a crash the last few may go again, with the same `webhook-id`; nothing is skipped.
+ */
+export class WebhookDispatcher {
+  readonly counters: DeliveryCounters = { succeeded: 0, failed: 0, givenUp: 0 }
+  private readonly holder = `${hostname()}:${process.pid}:${randomUUID()}`
+  private readonly loops = new Map<string, EndpointLoop>()
+  private leaseTimer: NodeJS.Timeout | undefined
+  private syncTimer: NodeJS.Timeout | undefined
+  private leaseUntil = 0
+  private closed = false
+  private stopListening: (() => void) | undefined
+  private readonly recorder: OutcomeRecorder
+  private readonly reader: SharedChangeReader
+  private head = 0
+  private syncing: Promise<void> | undefined
+
+  constructor(
+    private readonly store: WebhookStore,
+    private readonly changes: ChangeLog,
+    private readonly options: DispatcherOptions
+  ) {
+    this.recorder = new OutcomeRecorder(store, options.log)
+    this.reader = new SharedChangeReader(changes)
+  }
+
+  /** Starts taking the lease (at once, then every third of its time). */
+  start(): void {
+    const ttl = this.options.leaseTtlMs ?? LEASE_TTL_MS
+    const tick = () => void this.renew(ttl)
+    this.leaseTimer = setInterval(tick, ttl / 3).unref()
+    tick()
+  }
+
+  /** True while this process holds the lease. */
+  get leading(): boolean {
+    return this.leaseUntil > Date.now()
+  }
+
+  /** Reads the endpoints again now (an admin change made in this process). */
+  refresh(): void {
+    if (this.leading) void this.sync()
+  }
+
+  /** Every enabled endpoint's lag (this process's view; empty unless it holds the lease). */
+  lags(): EndpointLag[] {
+    return [...this.loops.values()].map((loop) => loop.lag(this.head))
+  }
+
+  /** Stops every loop (attempts in flight are cut), records what succeeded, gives the lease up. */
+  async close(): Promise<void> {
+    this.closed = true
+    clearInterval(this.leaseTimer)
+    clearInterval(this.syncTimer)
+    this.stopListening?.()
+    await Promise.all([...this.loops.values()].map((loop) => loop.stop()))
+    this.loops.clear()
+    await this.recorder.flush()
+    if (this.leaseUntil > 0) await this.store.releaseLease(this.holder).catch(() => {})
+  }
+
+  private async renew(ttl: number): Promise<void> {
+    if (this.closed) return
+    const now = Date.now()
+    let held = false
+    try {
+      held = await this.store.takeLease(this.holder, now, ttl)
+    } catch (error) {
+      this.options.log.warn({ err: error }, 'webhooks: cannot renew the dispatcher lease')
+      held = this.leaseUntil > Date.now() + ttl / 3
+      if (held) return
+    }
+    if (this.closed) return
+    if (held) {
+      const starting = this.leaseUntil <= Date.now()
+      this.leaseUntil = now + ttl
+      if (starting) this.lead()
+    } else if (this.leaseUntil > 0) {
+      this.leaseUntil = 0
+      this.follow()
+    }
+  }
+
+  private lead(): void {
+    this.options.log.info('webhooks: this process sends the deliveries (dispatcher lease taken)')
+    this.stopListening = this.changes.onChanges(() => {
+      for (const loop of this.loops.values()) loop.wake()
+    })
+    this.syncTimer = setInterval(() => void this.sync(), SYNC_INTERVAL_MS).unref()
+    void this.sync()
+  }
+
+  private follow(): void {
+    this.options.log.info('webhooks: dispatcher lease lost; another process sends the deliveries')
+    clearInterval(this.syncTimer)
+    this.stopListening?.()
+    for (const loop of this.loops.values()) void loop.stop()
+    this.loops.clear()
+  }
+
+  /** Starts a loop for each enabled endpoint, restarts those an admin changed, stops the others. */
+  private sync(): Promise<void> {
+    this.syncing ??= (async () => {
+      try {
+        const [endpoints, horizon] = await Promise.all([this.store.list(), this.changes.horizon()])
+        this.head = horizon.lastSeq
+        if (!this.leading || this.closed) return
+        const enabled = new Map(endpoints.filter((endpoint) => endpoint.enabled).map((endpoint) => [endpoint.id, endpoint]))
+        for (const [id, loop] of this.loops) {
+          const current = enabled.get(id)
+          if (current === undefined || current.revision !== loop.endpoint.revision) {
+            this.loops.delete(id)
+            await loop.stop()
+          }
+        }
+        for (const endpoint of enabled.values()) {
+          if (this.loops.has(endpoint.id)) continue
+          const loop = new EndpointLoop(endpoint, this.store, this.reader, this.recorder, this.options, this.counters)
+          this.loops.set(endpoint.id, loop)
+          loop.start()
+        }
+      } catch (error) {
+        this.options.log.warn({ err: error }, 'webhooks: cannot read the endpoints')
+      } finally {
+        this.syncing = undefined
+      }
+    })()
+    return this.syncing
+  }
+}
+
+/**
+ * The change log as the endpoint loops read it: the last few batches read are kept, so loops at
+ * nearby positions share one read instead of one each. A batch read after `after` holds every
+ * change committed in (`after`, its last number] (the log never skips one, and a committed change
+ * never changes), so any later position inside that range is answered from it.
+ */
+class SharedChangeReader {
+  private batches: { after: number; changes: BookChange[] }[] = []
+
+  constructor(private readonly changes: ChangeLog) {}
+
+  async changesAfter(after: number, limit: number): Promise<BookChange[]> {
+    for (const batch of this.batches) {
+      const last = batch.changes.at(-1)
+      if (last !== undefined && batch.after <= after && after < last.seq) {
+        return batch.changes.filter((change) => change.seq > after).slice(0, limit)
+      }
+    }
+    const changes = await this.changes.changesAfter(after, limit)
+    if (changes.length > 0) this.batches = [{ after, changes }, ...this.batches.slice(0, 7)]
+    return changes
+  }
+}
+
+/** Successes waiting to be recorded, and the endpoints' positions after them, written together. */
+class OutcomeRecorder {
+  private outcomes: DeliveryOutcome[] = []
+  private positions = new Map<string, { id: string; revision: number; position: number }>()
+  private timer: NodeJS.Timeout | undefined
+  private writing: Promise<void> = Promise.resolve()
+
+  constructor(
+    private readonly store: WebhookStore,
+    private readonly log: FastifyBaseLogger
+  ) {}
+
+  /** Records `outcome` (when given) and moves the endpoint's position to `position`, soon. */
+  add(outcome: DeliveryOutcome | undefined, endpoint: WebhookEndpoint, position: number): void {
+    if (outcome) this.outcomes.push(outcome)
+    this.positions.set(endpoint.id, { id: endpoint.id, revision: endpoint.revision, position })
+    this.timer ??= setTimeout(() => void this.flush(), RECORD_DELAY_MS)
+  }
+
+  /** Writes what waits (one transaction), after any write in progress. */
+  flush(): Promise<void> {
+    clearTimeout(this.timer)
+    this.timer = undefined
+    const outcomes = this.outcomes
+    const positions = [...this.positions.values()]
+    this.outcomes = []
+    this.positions = new Map()
+    this.writing = this.writing.then(async () => {
+      if (outcomes.length === 0 && positions.length === 0) return
+      try {
+        await this.store.record(outcomes, positions)
+      } catch (error) {
+        // Not recorded: after a restart these changes go again (same webhook-id), never skipped.
+        this.log.warn({ err: error }, 'webhooks: cannot record delivered changes')
+      }
+    })
+    return this.writing
+  }
+}
+
+/** The changes sent to one endpoint, one at a time, in order. */
+class EndpointLoop {
+  private readonly controller = new AbortController()
+  private readonly agents = endpointAgents()
+  private position: number
+  private wakeUp: (() => void) | undefined
+  private running: Promise<void> = Promise.resolve()
+  /** The commit time of the change being delivered (ms), for the lag. */
+  private waitingSince: number | undefined
+
+  constructor(
+    readonly endpoint: WebhookEndpoint,
+    private readonly store: WebhookStore,
+    private readonly changes: Pick<ChangeLog, 'changesAfter'>,
+    private readonly recorder: OutcomeRecorder,
+    private readonly options: DispatcherOptions,
+    private readonly counters: DeliveryCounters
+  ) {
+    this.position = endpoint.position
+  }
+
+  start(): void {
+    this.running = this.run()
+  }
+
+  wake(): void {
+    this.wakeUp?.()
+  }
+
+  lag(head: number): EndpointLag {
+    return {
+      endpointId: this.endpoint.id,
+      changes: Math.max(0, head - this.position),
+      seconds: this.waitingSince === undefined ? 0 : Math.max(0, (Date.now() - this.waitingSince) / 1000)
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.controller.abort()
+    await this.running
+    this.agents.http.destroy()
+    this.agents.https.destroy()
+  }
+
+  private get stopped(): boolean {
+    return this.controller.signal.aborted
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      try {
+        const pending = await this.store.pending(this.endpoint.id, this.position)
+        if (pending !== undefined) {
+          const [change] = await this.changes.changesAfter(pending.seq - 1, 1)
+          if (change?.seq === pending.seq) {
+            if ((await this.deliver(change, pending)) !== 'done') return
+          } else {
+            // Retention removed the change meanwhile: nothing left to send for it.
+            this.recorder.add({ ...pending, status: 'failed', error: 'the change is no longer in the change log', at: Date.now(), nextAttemptAt: null }, this.endpoint, pending.seq)
+            this.position = pending.seq
+          }
+        }
+        for (;;) {
+          if (this.stopped) return
+          const batch = await this.changes.changesAfter(this.position, READ_BATCH)
+          if (batch.length === 0) {
+            this.waitingSince = undefined
+            await pause(IDLE_POLL_MS, this.controller.signal, (resolve) => (this.wakeUp = resolve))
+            continue
+          }
+          for (const change of batch) {
+            if (this.stopped) return
+            if (!this.endpoint.events.includes(change.operation)) {
+              this.position = change.seq
+              this.recorder.add(undefined, this.endpoint, change.seq)
+              continue
+            }
+            if ((await this.deliver(change)) !== 'done') return
+          }
+        }
+      } catch (error) {
+        this.options.log.warn({ err: error, webhook: this.endpoint.id }, 'webhooks: delivery loop failed; trying again')
+        await pause(IDLE_POLL_MS, this.controller.signal)
+      }
+    }
+  }
+
+  /** Every attempt of one change until it succeeds, is given up (the endpoint disabled) or the loop stops. */
+  private async deliver(change: BookChange, resumed?: DeliveryRecord): Promise<'done' | 'disabled' | 'stopped'> {
+    const webhookId = webhookIdOf(this.endpoint.id, change.seq)
+    const body = messageBody(change)
+    const event = EVENT_TYPES[change.operation]
+    let rowId = resumed?.id
+    let attempt = resumed?.attempt ?? 0
+    let dueAt = resumed?.nextAttemptAt ?? Date.now()
+    this.waitingSince = Date.parse(change.changedAt)
+    for (;;) {
+      await pause(dueAt - Date.now(), this.controller.signal)
+      if (this.stopped) return 'stopped'
+      attempt++
+      const timestamp = Math.floor(Date.now() / 1000)
+      const outcome = await sendAttempt(
+        this.endpoint.url,
+        {
+          'content-type': 'application/json',
+          'webhook-id': webhookId,
+          'webhook-timestamp': String(timestamp),
+          'webhook-signature': signatureHeader(this.secrets(), webhookId, timestamp, body),
+          'user-agent': 'book-service-webhooks'
+        },
+        body,
+        { timeoutMs: this.options.timeoutMs, allowPrivate: this.options.allowPrivate, agents: this.agents, signal: this.controller.signal }
+      )
+      if (this.stopped && !outcome.ok) return 'stopped'
+      const base = { endpointId: this.endpoint.id, seq: change.seq, event, webhookId, attempt, httpStatus: outcome.httpStatus, error: outcome.error, at: Date.now() }
+      if (outcome.ok) {
+        this.counters.succeeded++
+        this.recorder.add({ ...base, id: rowId, status: 'succeeded', nextAttemptAt: null }, this.endpoint, change.seq)
+        this.position = change.seq
+        return 'done'
+      }
+      const gone = outcome.httpStatus === 410
+      if (gone || attempt > this.options.retryDelaysMs.length) {
+        this.counters.givenUp++
+        const reason = gone
+          ? `the endpoint answered 410 Gone to ${webhookId}`
+          : `the retry schedule ran out: ${attempt} attempts of ${webhookId} failed (last: ${outcome.error})`
+        await this.recorder.flush()
+        await this.store.record([{ ...base, id: rowId, status: 'failed', nextAttemptAt: null }], [
+          { id: this.endpoint.id, revision: this.endpoint.revision, position: change.seq }
+        ])
+        await this.store.disable(this.endpoint.id, this.endpoint.revision, reason)
+        this.options.log.warn({ webhook: this.endpoint.id, reason }, 'webhooks: endpoint disabled')
+        this.position = change.seq
+        return 'disabled'
+      }
+      this.counters.failed++
+      const delay = Math.max(this.options.retryDelaysMs[attempt - 1]!, outcome.retryAfterMs ?? 0)
+      dueAt = Date.now() + Math.min(delay, 86_400_000)
+      ;[rowId] = await this.store.record([{ ...base, id: rowId, status: 'pending', nextAttemptAt: dueAt }], [])
+    }
+  }
+
+  /** The secrets that sign now: the current one, and the previous one during its overlap. */
+  private secrets(): string[] {
+    const { secret, previousSecret, previousSecretUntil } = this.endpoint
+    return previousSecret !== null && (previousSecretUntil ?? 0) > Date.now() ? [secret, previousSecret] : [secret]
+  }
+}

@@ -1,0 +1,30 @@
+import { randomUUID } from 'node:crypto'
+import type { ChangeOperation } from '../storage/change-log.js'
+import type { WebhookEndpoint } from '../storage/webhook-store.js'
+import type { Webhook } from './schema.js'
+import { newSecret } from './signature.js'
+
+/** Every change operation: the events of an endpoint created without `events`. */
+export const ALL_EVENTS: readonly ChangeOperation[] = ['created', 'updated', 'deleted']
+
+/**
+ * A new endpoint (POST /webhooks, `book-service webhooks add`): a new id and secret, enabled, at
+ * the change log's head `lastSeq`, so it receives the changes committed after its creation.
+ */
+export function newEndpoint(
+  input: { url: string; events?: readonly ChangeOperation[]; description?: string },
+  lastSeq: number
+): Omit<WebhookEndpoint, 'revision'> {
+  return {
+    id: randomUUID(), url: input.url, events: [...(input.events ?? ALL_EVENTS)], description: input.description ?? null, enabled: true,
+    disabledReason: null, secret: newSecret(), previousSecret: null, previousSecretUntil: null, createdAt: new Date().toISOString(), position: lastSeq
+  }
+}
+
+/** An endpoint as the API answers it (decisions "Webhooks"): never its secret. */
+export function webhookView(endpoint: Omit<WebhookEndpoint, 'revision'>): Webhook {
+  return {
+    id: endpoint.id, url: endpoint.url, events: [...endpoint.events], description: endpoint.description, enabled: endpoint.enabled,
+    disabled_reason: endpoint.enabled ? null : endpoint.disabledReason, created_at: endpoint.createdAt
+  }
+}

@@ -1,0 +1,21 @@
+import type { BookChange } from '../storage/change-log.js'
+
+/** The event types of the body's `type` (decisions "Webhooks"), by change operation. */
+export const EVENT_TYPES = { created: 'book.created', updated: 'book.updated', deleted: 'book.deleted' } as const
+
+/**
+ * The body of one delivery (decisions "Webhooks"): `{"type", "timestamp", "data": {"seq", "id",
+ * "book"}}`, `timestamp` the change's commit time (RFC 3339), the same for every attempt.
+ */
+export function messageBody(change: BookChange): string {
+  return JSON.stringify({
+    type: EVENT_TYPES[change.operation],
+    timestamp: change.changedAt,
+    data: { seq: change.seq, id: change.bookId, book: change.book }
+  })
+}
+
+/** The `webhook-id` of a change to an endpoint: the same for every attempt, after a crash and in a replay. */
+export function webhookIdOf(endpointId: string, seq: number): string {
+  return `msg_${endpointId}_${seq}`
+}

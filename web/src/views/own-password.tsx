@@ -1,0 +1,94 @@
+import { useState } from 'preact/hooks'
+import { validPassword } from '../accounts/rules.js'
+import { login } from '../api/login.js'
+import { changeOwnPassword, WRONG_CURRENT_PASSWORD } from '../api/own-password.js'
+import { ApiError } from '../api/request.js'
+import { strings } from '../strings/index.js'
+import { useUi } from '../ui/context.js'
+import { errorMessage } from '../ui/error-message.js'
+import { Field } from '../ui/field.js'
+import { Modal } from '../ui/modal.js'
+import { NewPasswordField } from './accounts/new-password-field.js'
+
+/** Props of {@link OwnPassword}. */
+export interface OwnPasswordProps {
+  onClose: () => void
+  /** The password was changed and the person signed in again with it: the new session's token. */
+  onChanged: (token: string) => void
+}
+
+/**
+ * "Change password", for any role (README "Web page"): the current password and the new one,
+ * sent to `PUT /users/{username}/password`. The change ends the account's sessions, this one
+ * included, so the page signs in again with the new password and the person stays signed in.
+ */
+export function OwnPassword({ onClose, onChanged }: OwnPasswordProps) {
+  const { caller, session } = useUi()
+  const [current, setCurrent] = useState('')
+  const [next, setNext] = useState('')
+  const [submitted, setSubmitted] = useState(false)
+  const [busy, setBusy] = useState(false)
+  const [currentError, setCurrentError] = useState<string>()
+  const [message, setMessage] = useState<string>()
+
+  async function submit(event: Event) {
+    event.preventDefault()
+    setSubmitted(true)
+    setMessage(undefined)
+    setCurrentError(current === '' ? strings.ownPassword.currentMissing : undefined)
+    if (current === '' || !validPassword(next)) return
+    setBusy(true)
+    try {
+      await changeOwnPassword(caller, session.username, current, next)
+    } catch (error) {
+      setBusy(false)
+      if (error instanceof ApiError && error.status === 401 && error.message === WRONG_CURRENT_PASSWORD) setCurrentError(strings.ownPassword.wrongCurrent)
+      else if (error instanceof ApiError && error.status === 429) setMessage(strings.signIn.tooMany)
+      else if (error instanceof ApiError && error.status === 400) setMessage(strings.accounts.invalid)
+      else if (!(error instanceof ApiError && error.status === 401)) setMessage(errorMessage(error))
+      return
+    }
+    try {
+      onChanged(await login(session.username, next))
+    } catch {
+      // Changed, but signing in again failed (a login limit): the old session is revoked anyway.
+      caller.onUnauthorized?.()
+    }
+  }
+
+  return (
+    <Modal title={strings.ownPassword.title} onClose={onClose}>
+      <form class="own-password" noValidate onSubmit={(event) => void submit(event)}>
+        <p class="muted">{strings.ownPassword.intro}</p>
+        {/* For password managers: the account whose password this is. */}
+        <input type="text" name="username" autoComplete="username" value={session.username} readOnly hidden />
+        <Field
+          label={strings.ownPassword.current}
+          name="current-password"
+          type="password"
+          autoComplete="current-password"
+          value={current}
+          error={currentError}
+          onInput={(value) => {
+            setCurrent(value)
+            setCurrentError(undefined)
+          }}
+        />
+        <NewPasswordField label={strings.accounts.newPassword} name="new-password" value={next} onInput={setNext} submitted={submitted} />
+        {message && (
+          <p class="form-error" role="alert">
+            {message}
+          </p>
+        )}
+        <div class="buttons">
+          <button type="submit" class="primary" disabled={busy}>
+            {busy ? strings.saving : strings.ownPassword.submit}
+          </button>
+          <button type="button" onClick={onClose}>
+            {strings.cancel}
+          </button>
+        </div>
+      </form>
+    </Modal>
+  )
+}

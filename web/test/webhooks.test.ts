@@ -1,0 +1,118 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import type { Browser, Page } from 'playwright-core'
+import { call } from '../../test/support/client.js'
+import { removeDirectory, startServer, temporaryDirectory, type RunningServer } from '../../test/support/server.js'
+import { deliveredSeqs, startReceiver, type WebhookReceiver } from '../../test/support/webhook-receiver.js'
+import { assertNoProblems, launchBrowser, openSignedIn, skip, violationsInBothThemes, watchPage, type PageWatch } from './support/browser.js'
+
+/**
+ * The webhooks view in Chromium, by keyboard: add an endpoint (its secret shown once, which
+ * verifies the deliveries), the delivery log with a failure, a 410 disabling it with its reason,
+ * enabling it again, replay; axe-core finds no serious violation in either theme; it fits a
+ * phone; an editor has no such view.
+ */
+describe('the web page: webhooks (admin)', { timeout: 240_000 }, () => {
+  let directory: string
+  let server: RunningServer
+  let receiver: WebhookReceiver
+  let browser: Browser
+  let page: Page
+  let watch: PageWatch
+  const violations: string[] = []
+
+  before(async () => {
+    if (skip) return
+    directory = temporaryDirectory()
+    receiver = await startReceiver()
+    server = await startServer({ dataDirectory: directory, env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: '1' } })
+    browser = await launchBrowser()
+    page = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage()
+    watch = await watchPage(page, server.url)
+  })
+  after(async () => {
+    if (skip) return
+    await browser?.close()
+    await server?.stop()
+    await receiver?.close()
+    removeDirectory(directory)
+  })
+
+  test('add by keyboard, secret once, delivery log, 410 disables, enable, replay; no axe violation', { skip }, async () => {
+    await openSignedIn(page, `${server.url}/#/webhooks`, { sub: 'admin', role: 'admin' })
+    await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor()
+    await page.getByText('No endpoint yet.').waitFor()
+    violations.push(...(await violationsInBothThemes(page, 'webhooks, empty')))
+
+    // By keyboard: the URL, Tab through the events, Enter submits.
+    await page.getByLabel('URL', { exact: true }).focus()
+    await page.keyboard.type(receiver.url)
+    await page.getByRole('checkbox', { name: 'deleted' }).focus()
+    await page.keyboard.press('Space')
+    await page.getByLabel('Description (optional)').focus()
+    await page.keyboard.type('search index')
+    await page.keyboard.press('Enter')
+    const dialog = page.getByRole('dialog', { name: 'The endpoint\'s signing secret' })
+    await dialog.waitFor()
+    violations.push(...(await violationsInBothThemes(page, 'secret dialog')))
+    const secret = (await dialog.locator('[data-secret]').textContent())!
+    assert.match(secret, /^whsec_/)
+    receiver.secrets = [secret]
+    await page.keyboard.press('Escape')
+    await dialog.waitFor({ state: 'detached' })
+    const row = page.locator('tr[data-webhook]')
+    await row.getByText('created, updated').waitFor()
+    assert.equal(await page.getByText(secret).count(), 0, 'the secret is not shown again')
+
+    // One delivery failing once (500), then one succeeding: the log shows both outcomes.
+    receiver.respond = (index) => ({ status: index === 0 ? 500 : 204 })
+    await call(`${server.url}/book`, 'POST', { title: 'Dune', author: 'Frank Herbert', year: 1965 })
+    await receiver.waitFor((received) => deliveredSeqs(received).length === 1)
+    // Successes are recorded together a moment after they happen (docs/webhooks.md "Delivery").
+    for (let tries = 0; tries < 100; tries++) {
+      const { body } = await call(`${server.url}/webhooks/${(await call(`${server.url}/webhooks`)).body.data![0].id}/deliveries?status=succeeded`)
+      if ((body.data as unknown[]).length > 0) break
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    await page.getByRole('button', { name: `Deliveries of ${receiver.url}` }).click()
+    const log = page.getByRole('dialog', { name: `Deliveries of ${receiver.url}` })
+    await log.locator('tr[data-status="succeeded"]').waitFor()
+    assert.match((await log.locator('tr[data-status="succeeded"]').textContent())!, /book\.created.*2.*succeeded.*204/)
+    violations.push(...(await violationsInBothThemes(page, 'delivery log')))
+
+    // Replay from 0: the change again, with the same webhook-id.
+    await log.getByLabel('Send again from change').fill('0')
+    await log.getByRole('button', { name: 'Replay' }).click()
+    await receiver.waitFor((received) => deliveredSeqs(received).length === 2)
+    assert.equal(receiver.received.at(-1)!.headers['webhook-id'], receiver.received[1]!.headers['webhook-id'])
+    await log.getByRole('button', { name: 'Close' }).click()
+    await log.waitFor({ state: 'detached' })
+
+    // A 410 disables it, with the reason shown; Enable turns it back on.
+    receiver.respond = () => ({ status: 410 })
+    await call(`${server.url}/book`, 'POST', { title: 'Emma', author: 'Jane Austen', year: 1815 })
+    await receiver.waitFor((received) => received.at(-1)?.status === 410)
+    for (let tries = 0; tries < 50 && (await row.getByText(/Disabled: .*410/).count()) === 0; tries++) {
+      await page.reload()
+      await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor()
+      await page.waitForTimeout(200)
+    }
+    await row.getByText(/Disabled: .*410/).waitFor()
+    violations.push(...(await violationsInBothThemes(page, 'webhooks, one disabled')))
+    await page.getByRole('button', { name: `Enable ${receiver.url}` }).click()
+    await row.getByText('Enabled').waitFor()
+
+    await page.setViewportSize({ width: 390, height: 844 })
+    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), 'fits a phone')
+    violations.push(...(await violationsInBothThemes(page, 'webhooks on a phone')))
+    assert.deepEqual(violations, [])
+    assertNoProblems(watch)
+  })
+
+  test('an editor has no Webhooks view', { skip }, async () => {
+    const editorPage = await (await browser.newContext()).newPage()
+    await openSignedIn(editorPage, `${server.url}/#/webhooks`, { sub: 'someone', role: 'editor' })
+    await editorPage.getByText('Your account is not allowed to do this.').waitFor()
+    assert.equal(await editorPage.getByRole('link', { name: 'Webhooks' }).count(), 0)
+  })
+})
