@@ -10,6 +10,7 @@ import { PostgresBookStore } from '../../src/storage/postgres/store.js'
 import { SqliteBookStore } from '../../src/storage/sqlite/store.js'
 import { createPostgresDatabase, postgresSkipReason } from '../support/engines.js'
 import { removeDirectory, temporaryDirectory } from '../support/server.js'
+import { UNKNOWN_CHANGE_CONTEXT } from '../../src/storage/change-log.js'
 
 const BOOKS = [
   { title: 'Cien años de soledad', author: 'Gabriel García Márquez', year: 1967 },
@@ -35,7 +36,7 @@ test('SQLite: a database with books from before 0009 gets the search index at st
   const path = join(directory, 'books.db')
   try {
     let store = await SqliteBookStore.open(path)
-    for (const book of BOOKS) await store.create(book)
+    for (const book of BOOKS) await store.create(book, UNKNOWN_CHANGE_CONTEXT)
     await store.close()
     const db = new Database(path)
     db.exec(UNDO.sqlite)
@@ -43,7 +44,7 @@ test('SQLite: a database with books from before 0009 gets the search index at st
     store = await SqliteBookStore.open(path)
     assert.deepEqual(await search(store, 'garcia'), ['Cien años de soledad'])
     assert.deepEqual(await search(store, 'le guin'), ['The Left Hand of Darkness'])
-    await store.update(1, { title: 'Crónica de una muerte anunciada' })
+    await store.update(1, { title: 'Crónica de una muerte anunciada' }, UNKNOWN_CHANGE_CONTEXT)
     assert.deepEqual(await search(store, 'cronica garcia'), ['Crónica de una muerte anunciada'])
     assert.deepEqual(await search(store, 'soledad'), [])
     await store.close()
@@ -56,7 +57,7 @@ test('PostgreSQL: a database with books from before 0009 gets the search columns
   const database = await createPostgresDatabase()
   try {
     let store = await PostgresBookStore.open(database.url, { poolSize: 2, startupTimeoutMs: 0 })
-    for (const book of BOOKS) await store.create(book)
+    for (const book of BOOKS) await store.create(book, UNKNOWN_CHANGE_CONTEXT)
     await store.close()
     const client = new pg.Client({ connectionString: database.url })
     await client.connect()
@@ -64,7 +65,7 @@ test('PostgreSQL: a database with books from before 0009 gets the search columns
     await client.end()
     store = await PostgresBookStore.open(database.url, { poolSize: 2, startupTimeoutMs: 0 })
     assert.deepEqual(await search(store, 'garcia'), ['Cien años de soledad'])
-    await store.update(1, { title: 'Crónica de una muerte anunciada' })
+    await store.update(1, { title: 'Crónica de una muerte anunciada' }, UNKNOWN_CHANGE_CONTEXT)
     assert.deepEqual(await search(store, 'cronica garcia'), ['Crónica de una muerte anunciada'])
     await store.close()
     const check = new pg.Client({ connectionString: database.url })
