@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Makes the local stand-in for the official node:24-bookworm-slim image, for machines that reach
-# no container registry, only Debian's packages and the npm registry (README "Container"), and
+# no container registry, only Debian's packages and the npm registry (docs/container.md "Container"), and
 # imports it into Podman as $BASE_IMAGE (localhost/node:24-bookworm-slim). The image build uses
 # it through the Containerfile's BASE_IMAGE argument (scripts/image.sh).
 #

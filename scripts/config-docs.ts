@@ -4,15 +4,15 @@ import { settings, type Setting } from '../src/config.js'
 
 /**
  * The configuration documents generated from the `settings` table of src/config.ts, the one list
- * of variables: the table between the markers in README.md and `.env.example`. `npm run
+ * of variables: the table between the markers in docs/configuration.md and `.env.example`. `npm run
  * docs:config` rewrites both; test/config-docs.test.ts fails when either differs from the table.
  */
 
-/** The markers in README.md (under `## Configuration`) between which the table is generated. */
+/** The markers in docs/configuration.md between which the table is generated. */
 export const START_MARKER = '<!-- config:start -->'
 export const END_MARKER = '<!-- config:end -->'
 
-export const README_PATH = fileURLToPath(new URL('../README.md', import.meta.url))
+export const CONFIGURATION_PATH = fileURLToPath(new URL('../docs/configuration.md', import.meta.url))
 export const ENV_EXAMPLE_PATH = fileURLToPath(new URL('../.env.example', import.meta.url))
 
 type Settings = Record<string, Setting>
@@ -44,7 +44,7 @@ export function configTable(table: Settings = settings): string {
 export function readmeWithConfigTable(readme: string, table: Settings = settings): string {
   const start = readme.indexOf(START_MARKER)
   const end = readme.indexOf(END_MARKER)
-  if (start === -1 || end < start) throw new Error(`README.md has no ${START_MARKER} … ${END_MARKER} markers`)
+  if (start === -1 || end < start) throw new Error(`docs/configuration.md has no ${START_MARKER} … ${END_MARKER} markers`)
   return `${readme.slice(0, start + START_MARKER.length)}\n${configTable(table)}\n${readme.slice(end)}`
 }
 
@@ -66,11 +66,11 @@ export function envExample(table: Settings = settings): string {
   return `${[header.join('\n'), ...blocks].join('\n\n')}\n`
 }
 
-/** Rewrites README.md's table and `.env.example` from the settings table (`npm run docs:config`). */
+/** Rewrites docs/configuration.md's table and `.env.example` from the settings table (`npm run docs:config`). */
 function main(): void {
-  writeFileSync(README_PATH, readmeWithConfigTable(readFileSync(README_PATH, 'utf8')))
+  writeFileSync(CONFIGURATION_PATH, readmeWithConfigTable(readFileSync(CONFIGURATION_PATH, 'utf8')))
   writeFileSync(ENV_EXAMPLE_PATH, envExample())
-  console.log('docs:config: wrote the README.md configuration table and .env.example')
+  console.log('docs:config: wrote the docs/configuration.md configuration table and .env.example')
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) main()

@@ -158,7 +158,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     attemptsPerAddress: config.LOGIN_RATE_LIMIT,
     failuresPerAccount: config.LOGIN_ACCOUNT_FAILURE_LIMIT
   })
-  // Any role changes its own password (README "Accounts and roles"); wrong ones count as failed logins.
+  // Any role changes its own password (docs/accounts.md "Accounts and roles"); wrong ones count as failed logins.
   await app.register(ownPasswordRoute, { accounts: store.accounts, authenticate: createAuthHook(verify, 'read', generations), limits: loginLimits, generations })
   await app.register(webhooksRoutes, {
     webhooks: store.webhooks,

@@ -1,7 +1,7 @@
 import type { Book } from './book/schema.js'
 import { EventStreamParser, type StreamEvent } from './feed/event-stream.js'
 
-/** One event of the change feed, as {@link followChanges} reports it (README "Change feed"). */
+/** One event of the change feed, as {@link followChanges} reports it (docs/change-feed.md "Change feed"). */
 export interface BookChangeEvent {
   /** The change's sequence number (the event's `id:`); for `reset`, the last change when it was sent (0: none). */
   sequence: number
@@ -62,7 +62,7 @@ function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
 }
 
 /**
- * Follows `GET /books/changes` at `url` with `fetch` (README "Change feed"): reads the
+ * Follows `GET /books/changes` at `url` with `fetch` (docs/change-feed.md "Change feed"): reads the
  * Server-Sent Events, reports each change, and when the stream breaks or ends reconnects with
  * `Last-Event-ID`, so no change is missed or repeated. Resolves when `options.signal` aborts;
  * rejects with `refuse(…)`'s error on an answer that reconnecting cannot fix (401, 403, 400, 404).

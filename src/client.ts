@@ -9,19 +9,19 @@ import type { Book, BookInput, BookPatch } from './book/schema.js'
 import { followChanges, type BookChangeEvent, type SubscribeOptions } from './client-subscription.js'
 import type { CreatedWebhook, Delivery, RotatedSecret, Webhook, WebhookInput, WebhookPatch } from './webhooks/schema.js'
 
-/** The change feed's events and `subscribe`'s options (README "Change feed"). */
+/** The change feed's events and `subscribe`'s options (docs/change-feed.md "Change feed"). */
 export type { BookChangeEvent, SubscribeOptions }
 
 /** The Book types, as the service validates and returns them (src/book/schema.ts). */
 export type { Book, BookInput, BookPatch }
 
-/** An account as the service shows it (never its password), and the roles (README "Accounts and roles"). */
+/** An account as the service shows it (never its password), and the roles (docs/accounts.md "Accounts and roles"). */
 export type { Account, Role }
 
 /** Webhook endpoints and their deliveries as the service shows them (docs/webhooks.md). */
 export type { CreatedWebhook, Delivery, RotatedSecret, Webhook, WebhookInput, WebhookPatch }
 
-/** One entry of a book's history (README "History and restore"), newest first in a {@link HistoryPage}. */
+/** One entry of a book's history (docs/contract.md "History and restore"), newest first in a {@link HistoryPage}. */
 export interface HistoryEntry {
   /** The book's version after the change; distinct within the book, growing with time. */
   version: number
@@ -73,7 +73,7 @@ export interface ClientOptions {
   fetch?: typeof fetch
 }
 
-/** The operations of the service (docs/contract.md "Operations"; the /users routes: README "Accounts and roles"). */
+/** The operations of the service (docs/contract.md "Operations"; the /users routes: docs/accounts.md "Accounts and roles"). */
 export interface BookClient {
   /** `POST /login`: gets a token for `username` and `password` and uses it for the next calls. */
   login(username: string, password: string): Promise<LoginResult>
@@ -81,14 +81,14 @@ export interface BookClient {
    * `POST /book`: stores a book; resolves with it, id included. With `options.idempotencyKey` (e.g.
    * `crypto.randomUUID()`, kept for the retries of this one create) the call may be repeated after
    * a timeout, a network error or a 503 without creating a second book: a repeat gets the first
-   * answer (README "Retries and Idempotency-Key"); 409 `Request in progress` while the first is
+   * answer (docs/api.md "Retries and Idempotency-Key"); 409 `Request in progress` while the first is
    * still being stored, 422 when the key was used for another book.
    */
   createBook(input: BookInput, options?: { idempotencyKey?: string }): Promise<Book>
   /** `GET /books`: every book, by id ascending. */
   listBooks(): Promise<Book[]>
   /**
-   * `GET /books?q=…` (README "Search"): every book whose title or author holds each term of `q`
+   * `GET /books?q=…` (docs/architecture.md "Search"): every book whose title or author holds each term of `q`
    * (ignoring case and diacritics; a double-quoted part is one term; one typo tolerated in terms
    * of 5 or more characters), in relevance order; with `options.sort` (e.g. `-year`) in that order.
    * A `q` longer than 200 characters: a 400 `Invalid input` error.

@@ -324,7 +324,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 }
 
 /**
- * Keeps room for ordinary requests beside the change feed's streams (README "Change feed"): each
+ * Keeps room for ordinary requests beside the change feed's streams (docs/change-feed.md "Change feed"): each
  * stream holds one of MAX_CONNECTIONS for as long as it lasts, so FEED_MAX_SUBSCRIBERS may take at
  * most half of them. Unset, it is lowered to a quarter of MAX_CONNECTIONS when that is less than
  * its default (none for a cap under 4: every subscriber then gets 503).

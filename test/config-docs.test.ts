@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { test } from 'node:test'
-import { ENV_EXAMPLE_PATH, README_PATH, configTable, envExample, readmeWithConfigTable } from '../scripts/config-docs.js'
+import { ENV_EXAMPLE_PATH, CONFIGURATION_PATH, configTable, envExample, readmeWithConfigTable } from '../scripts/config-docs.js'
 import { loadConfig, settings } from '../src/config.js'
 
 const regenerate = 'out of date with the settings table in src/config.ts: run `npm run docs:config`'
 
-test('the README configuration table is the one the settings table produces', () => {
-  const readme = readFileSync(README_PATH, 'utf8')
-  assert.equal(readme, readmeWithConfigTable(readme), `README.md ${regenerate}`)
+test('the configuration table of docs/configuration.md is the one the settings table produces', () => {
+  const readme = readFileSync(CONFIGURATION_PATH, 'utf8')
+  assert.equal(readme, readmeWithConfigTable(readme), `docs/configuration.md ${regenerate}`)
   for (const name of Object.keys(settings)) assert.match(readme, new RegExp(`^\\| \`${name}\` \\|`, 'm'))
 })
 
@@ -17,7 +17,7 @@ test('.env.example is the one the settings table produces', () => {
 })
 
 test('a table that changed is noticed (a new setting, a changed meaning)', () => {
-  const readme = readFileSync(README_PATH, 'utf8')
+  const readme = readFileSync(CONFIGURATION_PATH, 'utf8')
   const changed = { ...settings, NEW_SETTING: { ...settings.PORT, description: 'Something new.' } }
   assert.notEqual(readmeWithConfigTable(readme, changed), readme)
   assert.notEqual(envExample(changed), readFileSync(ENV_EXAMPLE_PATH, 'utf8'))

@@ -8,7 +8,7 @@ import { BASE_IMAGE, IMAGE, ROOT, answers, healthCheckPasses, podman, podmanQuie
 import { freePort } from '../../test/support/server.js'
 
 /**
- * compose.yaml as a user runs it (README "Container"), with podman-compose: two book-service
+ * compose.yaml as a user runs it (docs/container.md "Container"), with podman-compose: two book-service
  * instances on PostgreSQL behind HAProxy. The official postgres and haproxy images are replaced,
  * through POSTGRES_IMAGE and HAPROXY_IMAGE, by the local builds of Debian's packages that the
  * README's `npm run image:local-services` makes (container/local/; tags of this test's own), since

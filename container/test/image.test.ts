@@ -7,7 +7,7 @@ import { IMAGE, ROOT, answers, healthCheckPasses, inspect, logs, podman, podmanQ
 import { freePort } from '../../test/support/server.js'
 
 /**
- * The image (Containerfile, README "Container") run as a user runs it: the README's Podman
+ * The image (Containerfile, docs/container.md "Container") run as a user runs it: the README's Podman
  * commands start a container with a named volume at /data, on the host's network at a free port
  * (container/containers.conf). In order: the first start prints the generated password (the
  * README's `podman logs` line shows it); the README's curl walk-through, logged in with the
@@ -32,7 +32,7 @@ function readmeExample(marker: string): { script: string; shown: string } {
 }
 
 /**
- * The README's Podman commands (README "Container", the block with `CONTAINERS_CONF`) as written,
+ * The README's Podman commands (docs/container.md "Container", the block with `CONTAINERS_CONF`) as written,
  * with this test's free port, container name and volume in place of 8080, `book-service` and
  * `book-service-data`: `run` without its `npm run image` (scripts/image-test.sh has just run it),
  * then `logs` once the service answers.

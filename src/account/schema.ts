@@ -1,7 +1,7 @@
 import Type, { type Static } from 'typebox'
 
 /**
- * The account resource (README "Accounts and roles"), and the one place its rules live: these
+ * The account resource (docs/accounts.md "Accounts and roles"), and the one place its rules live: these
  * schemas validate the /users bodies (and the `book-service user` arguments), serialize responses
  * and describe the API.
  */
@@ -22,7 +22,7 @@ export const PASSWORD_LENGTH = { min: 12, max: 1024 } as const
 
 /**
  * What a username may not hold besides `/`, one pattern for the API, `book-service user` and the
- * web page (README "Accounts and roles"): control characters (Unicode category Cc), format
+ * web page (docs/accounts.md "Accounts and roles"): control characters (Unicode category Cc), format
  * characters (Cf: zero-width spaces and joiners, bidirectional overrides such as U+202E, the BOM),
  * line and paragraph separators (Zl, Zp) and the other code points Unicode says to display as
  * nothing (Default_Ignorable_Code_Point: variation selectors, Hangul fillers…), so that no two

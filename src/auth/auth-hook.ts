@@ -41,7 +41,7 @@ export type AuthHook = (request: FastifyRequest, reply: FastifyReply, done: Hook
  * Makes the `onRequest` hook that protects a route: it runs before the body is read and before
  * the handler, so an unauthenticated or unauthorised request never reaches either.
  *
- * In order (docs/contract.md "Authentication", README "Accounts and roles"): 401
+ * In order (docs/contract.md "Authentication", docs/accounts.md "Accounts and roles"): 401
  * `Authorization token required` when no token
  * is sent; 401 `Invalid token` when it does not verify, or carries a {@link GENERATION_CLAIM}
  * (tokens of POST /login) that is not its account's current generation (the account was

@@ -28,7 +28,7 @@ const accountKey = (account: string) => JSON.stringify(['account', bounded(accou
 const failureKey = (account: string, address: string) => JSON.stringify(['failure', bounded(account), address])
 
 /**
- * The login limits of the whole service (README "Login limits", docs/reliability.md), counted in
+ * The login limits of the whole service (docs/accounts.md "Login limits", docs/reliability.md), counted in
  * the database ({@link LoginAttempts}) so that N workers or N instances never give N times the
  * attempts. Each counter's minute starts at its first attempt, as @fastify/rate-limit's own
  * store counts.

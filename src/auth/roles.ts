@@ -1,7 +1,7 @@
 import { isRole, type Role } from '../account/schema.js'
 
 /**
- * What a request needs (README "Accounts and roles"): `read` (GET /books, GET /book/{id}),
+ * What a request needs (docs/accounts.md "Accounts and roles"): `read` (GET /books, GET /book/{id}),
  * `write` (the other book operations), `admin` (the /users routes).
  */
 export type Right = 'read' | 'write' | 'admin'

@@ -14,7 +14,7 @@ interface Entry {
 }
 
 /**
- * The revocation check (README "Accounts and roles"): a token issued by `POST /login` carries its
+ * The revocation check (docs/accounts.md "Accounts and roles"): a token issued by `POST /login` carries its
  * account's generation (claim `book_service_generation`), which the account store replaces on
  * every password or role change and removes with the account. A token is current while that
  * claim equals the stored one.

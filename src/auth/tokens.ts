@@ -13,7 +13,7 @@ export const VERIFIED_TOKEN_BYTES = 16 * 1024 * 1024
 const CLOCK_TOLERANCE_MS = 30_000
 
 /**
- * The claim of a POST /login token naming its account's token generation (README "Accounts and
+ * The claim of a POST /login token naming its account's token generation (docs/accounts.md "Accounts and
  * roles"); namespaced so that a token minted by another tool does not carry it by chance.
  */
 export const GENERATION_CLAIM = 'book_service_generation'

@@ -1,5 +1,5 @@
 /**
- * The rows of an imported book file (README "Backups and moving data"), made from CSV records or
+ * The rows of an imported book file (docs/data.md "Backups and moving data"), made from CSV records or
  * NDJSON lines by one set of rules, which `book-service import` (reading a file as a stream) and
  * the web page (reading a file the person picked) share, so a file reads the same in both.
  */
@@ -11,7 +11,7 @@
 const FORMULA_START = /^[=+\-@\t\r']/
 
 /**
- * A title or author as a CSV export writes it, safe to open in a spreadsheet (README "Backups and
+ * A title or author as a CSV export writes it, safe to open in a spreadsheet (docs/data.md "Backups and
  * moving data"): a text starting with `=`, `+`, `-`, `@`, TAB, CR or a single quote `'` gets one
  * `'` in front (`=1+1` is written `'=1+1`, `'quoted` is written `''quoted`), so a spreadsheet
  * shows it as text and {@link csvText} gives back exactly the text; any other text is unchanged.

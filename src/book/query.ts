@@ -1,7 +1,7 @@
 import type { Search } from './search.js'
 
 /**
- * A query of the book list (README "Large collections and concurrent edits"): the filters, the
+ * A query of the book list (docs/api.md "Large collections and concurrent edits"): the filters, the
  * order and the position a page starts after, as `GET /books` parses them and the stores run them.
  */
 

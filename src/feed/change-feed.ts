@@ -42,7 +42,7 @@ const RETRY_READ_MS = 1000
 /** The heartbeat, encoded once for every stream. */
 const HEARTBEAT_BYTES = Buffer.from(HEARTBEAT_TEXT)
 
-/** The limits of {@link ChangeFeed} (README "Change feed"; the settings FEED_…). */
+/** The limits of {@link ChangeFeed} (docs/change-feed.md "Change feed"; the settings FEED_…). */
 export interface ChangeFeedLimits {
   /** Most subscribers at once in this process (FEED_MAX_SUBSCRIBERS). */
   maxSubscribers: number
@@ -70,7 +70,7 @@ export interface FeedPlace {
 export type StartPoint = number | 'unknown' | undefined
 
 /**
- * The change feed of one process (README "Change feed"): ONE reader of the change log fans every
+ * The change feed of one process (docs/change-feed.md "Change feed"): ONE reader of the change log fans every
  * change out to all subscribers. It wakes on the log's `onChanges`, reads `changesAfter(position,
  * 1000)`, makes each event's text once and writes it to every subscriber that has joined. A
  * subscriber resuming from an older point first catches up from the log on its own, at its own
@@ -80,7 +80,7 @@ export type StartPoint = number | 'unknown' | undefined
  *
  * Also: one timer for all streams sends heartbeats and ends streams whose token expired or was
  * revoked or that reached their maximum age; {@link close} ends every stream (shutdown). The
- * limits (README "Change feed"): {@link admit} gives a new stream its place, or none.
+ * limits (docs/change-feed.md "Change feed"): {@link admit} gives a new stream its place, or none.
  */
 export class ChangeFeed {
   /** Counters for /metrics. */
@@ -129,7 +129,7 @@ export class ChangeFeed {
   /**
    * Takes a place for a new stream of `subject` (the token's subject; undefined: not counted per
    * subject), in the same synchronous step as the checks, so streams opening together cannot
-   * overshoot the limits (README "Change feed").
+   * overshoot the limits (docs/change-feed.md "Change feed").
    *
    * @returns the place, or undefined when the feed is closing, FEED_MAX_SUBSCRIBERS places are
    *   taken, or `subject` already holds FEED_MAX_STREAMS_PER_SUBJECT (answer 503).

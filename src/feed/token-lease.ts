@@ -2,7 +2,7 @@ import { tokenFromHeader } from '../auth/auth-hook.js'
 import type { TokenGenerations } from '../auth/token-generations.js'
 import { GENERATION_CLAIM, type Claims } from '../auth/tokens.js'
 
-/** How long the token a stream was opened with stays good (README "Change feed"). */
+/** How long the token a stream was opened with stays good (docs/change-feed.md "Change feed"). */
 export interface TokenLease {
   /** When the token expires (its `exp` claim), in milliseconds since the epoch; undefined: never. */
   readonly expiresAt?: number

@@ -47,7 +47,7 @@ export interface LoginOptions {
 
 /**
  * Token issuing (docs/contract.md "Authentication"): POST /login with `{username, password}` of any
- * account (README "Accounts and roles") answers 200 `Login successful` with a bearer token carrying
+ * account (docs/accounts.md "Accounts and roles") answers 200 `Login successful` with a bearer token carrying
  * `sub`, `role` and `book_service_generation` (the account's token generation), 401 `Invalid
  * credentials` (never saying which field was wrong; an unknown username costs the same scrypt work
  * as a wrong password, and the keys are compared in constant time), 400 `Invalid input`, or 429

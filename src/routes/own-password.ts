@@ -27,14 +27,14 @@ export interface OwnPasswordOptions {
   accounts: Pick<AccountStore, 'find' | 'update'>
   /** The `onRequest` hook admitting any role's token (401, then 403 for a token with no rights). */
   authenticate: AuthHook
-  /** Wrong current passwords count as failed logins of the account (README "Login limits"). */
+  /** Wrong current passwords count as failed logins of the account (docs/accounts.md "Login limits"). */
   limits: Pick<LoginLimits, 'accountRefuses' | 'recordFailure'>
   /** Told of the change, so this instance refuses the account's earlier tokens at once. */
   generations: Pick<TokenGenerations, 'forget'>
 }
 
 /**
- * Changing one's own password (README "Accounts and roles"): `PUT /users/{username}/password`
+ * Changing one's own password (docs/accounts.md "Accounts and roles"): `PUT /users/{username}/password`
  * with `{"current_password", "new_password"}`, for any role, only on the account the token was
  * issued to (its `sub`, ignoring case). Order of checks: 401 and 403 of the token (onRequest),
  * 403 `Forbidden` when `{username}` is not the token's account, 404 `User not found`, 400 `Invalid

@@ -26,7 +26,7 @@ const userNotFoundResponse = errorResponse(404, `\`${Messages.userNotFound}\`: n
 const lastAdminResponse = errorResponse(409, `\`${Messages.lastAdmin}\`: it is the only admin; make another account admin first.`, [Messages.lastAdmin])
 
 /**
- * Account management (README "Accounts and roles"), admin only: GET /users, POST /users,
+ * Account management (docs/accounts.md "Accounts and roles"), admin only: GET /users, POST /users,
  * PUT /users/{username}, DELETE /users/{username}. Order of checks: 401, 403 (onRequest, before
  * the body is read), then 404 on the /users/{username} routes, then the body (400), then 409.
  * Password hashes never leave the store; responses carry {@link Account} only.

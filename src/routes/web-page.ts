@@ -100,7 +100,7 @@ function sendFile(file: WebFile, request: FastifyRequest, reply: FastifyReply) {
 }
 
 /**
- * The web page for the people who keep the collection (README "Web page"; `docs/contract.md`
+ * The web page for the people who keep the collection (docs/web-page.md "Web page"; `docs/contract.md`
  * "Other representations"): `GET /` answers the page's HTML (`no-cache`, with an `ETag`), and
  * `GET /assets/{name}` its scripts, styles and icon, whose names carry a hash of their content
  * (cached for a year, `immutable`). The build (`npm run build`, `web/build.ts`) writes them to

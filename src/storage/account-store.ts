@@ -4,7 +4,7 @@ import type { Account, Role } from '../account/schema.js'
 /**
  * An account as stored: {@link Account} plus its scrypt hash and its token generation, a random
  * value replaced whenever the account changes password or role (and gone when it is deleted), so
- * tokens carrying an older generation are refused (README "Accounts and roles").
+ * tokens carrying an older generation are refused (docs/accounts.md "Accounts and roles").
  */
 export interface StoredAccount extends Account {
   passwordHash: string

@@ -3,7 +3,7 @@ import { STORED_COLUMNS, VERSIONED_COLUMNS, placeholders } from './book-sql.js'
 import type { Engine } from './engine.js'
 
 /**
- * A book's history (docs/contract.md "History and restore", README "History and restore"), read
+ * A book's history (docs/contract.md "History and restore", docs/contract.md "History and restore"), read
  * from the change log (`book_changes`): one entry per change, newest first.
  */
 
@@ -46,7 +46,7 @@ export interface HistoryRow {
   /**
    * The row's place in its book's history: `seq` on SQLite; `change_id` on PostgreSQL, which is
    * drawn when the row is written, so a change is in its book's history as soon as it commits,
-   * before the sequencer numbers it (README "Change log"). Either grows with each change of a book.
+   * before the sequencer numbers it (docs/change-feed.md "Change log"). Either grows with each change of a book.
    */
   position: number
   operation: 'created' | 'updated' | 'deleted'

@@ -19,7 +19,7 @@ export interface BookStore {
   /** The accounts kept in the same database. */
   readonly accounts: AccountStore
   /**
-   * The change log of the same database (src/storage/change-log.ts, README "Change log"): a row
+   * The change log of the same database (src/storage/change-log.ts, docs/change-feed.md "Change log"): a row
    * per committed create, update and delete, by any process or instance on the database.
    */
   readonly changes: ChangeLog
@@ -46,7 +46,7 @@ export interface BookStore {
   /**
    * Without `query`: every book, ordered by id ascending, yielded in pages so memory stays flat.
    * With `query`: the books matching its filters, in its order, after its cursor, at most
-   * `query.limit` of them (README "Large collections and concurrent edits"), read in pages by
+   * `query.limit` of them (docs/api.md "Large collections and concurrent edits"), read in pages by
    * keyset too (`pagesOf` in list-pages.ts), so an unlimited query holds one page at a time.
    */
   list(query?: BookQuery): AsyncIterable<Book>
@@ -75,7 +75,7 @@ export interface BookStore {
    */
   deleteIfVersion(id: number, version: number, context: ChangeContext): Promise<'deleted' | 'missing' | 'stale'>
   /**
-   * One page of the history of book `id` (README "History and restore"; ./book-history.ts), newest
+   * One page of the history of book `id` (docs/contract.md "History and restore"; ./book-history.ts), newest
    * first: at most `limit` entries, those changed before change-log number `before`
    * (`HISTORY_START` for the first page). Deleted books keep their history.
    *

@@ -31,7 +31,7 @@ export const REPORTED_CONFLICTS = 20
 
 /**
  * Bulk reading and writing of the books table for `book-service export` and `import`
- * (README "Backups and moving data"), on one connection of its own, beside any running service.
+ * (docs/data.md "Backups and moving data"), on one connection of its own, beside any running service.
  */
 export interface BookTransfer {
   /**
@@ -40,7 +40,7 @@ export interface BookTransfer {
    */
   pages(): AsyncIterable<Book[]>
   /**
-   * The books `search` finds (README "Search"), in relevance order, in pages of up to 1,000, from
+   * The books `search` finds (docs/architecture.md "Search"), in relevance order, in pages of up to 1,000, from
    * one snapshot like {@link pages}; the whole answer is gathered before the first page.
    */
   searchPages(search: Search): AsyncIterable<Book[]>

@@ -4,13 +4,13 @@ import type { Book } from '../book/schema.js'
 export type ChangeOperation = 'created' | 'updated' | 'deleted'
 
 /**
- * One row of the change log (README "Change log"): one per committed create, update and delete,
+ * One row of the change log (docs/change-feed.md "Change log"): one per committed create, update and delete,
  * written in the same transaction as the change, so neither exists without the other.
  */
 export interface BookChange {
   /**
    * The change's sequence number (≥ 1), never reused: given at the commit on SQLite, shortly after
-   * it on PostgreSQL (README "Change log"); a reader that saw it never later finds a smaller one.
+   * it on PostgreSQL (docs/change-feed.md "Change log"); a reader that saw it never later finds a smaller one.
    */
   readonly seq: number
   /** The id of the book changed. */
@@ -29,7 +29,7 @@ export interface BookChange {
 }
 
 /**
- * Who and what causes a write, recorded on every change-log row it writes (README "Change log").
+ * Who and what causes a write, recorded on every change-log row it writes (docs/change-feed.md "Change log").
  * Every write method of the store (`BookStore`, `BookTransfer.store`) takes one; a row written by
  * another program (a SQL session, a migration) has null in each field.
  *
@@ -53,7 +53,7 @@ export interface ChangeContext {
   /** The request's id (`x-request-id`), or null. */
   readonly requestId: string | null
   /**
-   * For a restore (`BookStore.restore`, README "History and restore"): the version of the book's
+   * For a restore (`BookStore.restore`, docs/contract.md "History and restore"): the version of the book's
    * history it brought back; absent or null for every other write. The history shows such a
    * change as `restored`.
    */
@@ -102,7 +102,7 @@ export interface ChangeLog {
   numberingLag?(): Promise<NumberingLag>
 }
 
-/** Committed changes not numbered yet (PostgreSQL numbers after commit: README "Change log"). */
+/** Committed changes not numbered yet (PostgreSQL numbers after commit: docs/change-feed.md "Change log"). */
 export interface NumberingLag {
   /** How many. */
   readonly waiting: number

@@ -1,7 +1,7 @@
 import { chmodSync, closeSync, fchmodSync, mkdirSync, openSync, statSync } from 'node:fs'
 import { dirname } from 'node:path'
 
-/** The mode of every file the service writes in its data folder: the owner alone reads and writes (README "Files and permissions"). */
+/** The mode of every file the service writes in its data folder: the owner alone reads and writes (docs/operations.md "Files and permissions"). */
 export const PRIVATE_FILE_MODE = 0o600
 
 /** The mode of the folders the service creates for its data. */

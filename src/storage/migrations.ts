@@ -36,7 +36,7 @@ function migrations(engine: Engine, sql: SqlTag): Record<string, MarkedMigration
       }
     },
     '0002_versions_and_list_indexes': {
-      // Paging, filters and ETags (README "Large collections and concurrent edits"): a version per book (its ETag; every update increments it), the folded title and
+      // Paging, filters and ETags (docs/api.md "Large collections and concurrent edits"): a version per book (its ETag; every update increments it), the folded title and
       // author (case-insensitive filters and sorts, same on both engines), and the indexes that
       // keep each filter and sort O(page) at 1,000,000 books.
       async up(db: Kysely<unknown>) {
@@ -71,7 +71,7 @@ function migrations(engine: Engine, sql: SqlTag): Record<string, MarkedMigration
     '0004_book_change_log': {
       // Older releases may run on it: their writes fire the same triggers, so the log stays whole.
       olderReleasesMayRun: true,
-      // The change log (README "Change log"; src/storage/change-log.ts): one row per committed
+      // The change log (docs/change-feed.md "Change log"; src/storage/change-log.ts): one row per committed
       // create, update and delete, written by triggers on `books`, so in the same transaction as
       // the change. Books stored before this migration have no history: the log starts here.
       async up(db: Kysely<unknown>) {
@@ -80,7 +80,7 @@ function migrations(engine: Engine, sql: SqlTag): Record<string, MarkedMigration
     },
     '0005_idempotency_keys': {
       olderReleasesMayRun: true,
-      // The first answer of each `Idempotency-Key` on POST /book (README "Retries and
+      // The first answer of each `Idempotency-Key` on POST /book (docs/api.md "Retries and
       // Idempotency-Key"), written in the same transaction as the book it created. `subject` is the
       // token's `sub` claim as JSON text (any claim value is stored unchanged on both engines);
       // `fingerprint` the SHA-256 of the book the body described; `created_at` ISO 8601 UTC text.
@@ -106,7 +106,7 @@ function migrations(engine: Engine, sql: SqlTag): Record<string, MarkedMigration
       // Not marked: an older release's writes would still be logged (the same trigger), but
       // numbered only while an instance of this release runs the sequencer; an older release
       // alone (a rollback) would leave its feed waiting for numbers that never come.
-      // Each change-log row records who made it and the request that did (README "Change log";
+      // Each change-log row records who made it and the request that did (docs/change-feed.md "Change log";
       // `ChangeContext` in src/storage/change-log.ts): null for the writes of other programs. On
       // PostgreSQL the rows are numbered after commit by one sequencer, without a lock or NOTIFY
       // in the writing transactions (changeLogNumbering below).
@@ -119,7 +119,7 @@ function migrations(engine: Engine, sql: SqlTag): Record<string, MarkedMigration
     '0008_change_history': {
       // Older releases may run on it: they never read the new column, and their writes leave it null.
       olderReleasesMayRun: true,
-      // A book's history (README "History and restore"; src/storage/book-history.ts): the change
+      // A book's history (docs/contract.md "History and restore"; src/storage/book-history.ts): the change
       // context's `restoredFrom` (the version a restore brought back, null for every other change)
       // and the index that makes a book's history, newest first, a range read of that book's rows
       // however long the log.
@@ -133,7 +133,7 @@ function migrations(engine: Engine, sql: SqlTag): Record<string, MarkedMigration
       // Older releases may run on it: on SQLite their writes fire the same triggers, on
       // PostgreSQL the indexes are on expressions of the columns they already write.
       olderReleasesMayRun: true,
-      // The search index of `GET /books?q=…` (README "Search"; storage/search-sql.ts).
+      // The search index of `GET /books?q=…` (docs/architecture.md "Search"; storage/search-sql.ts).
       async up(db: Kysely<unknown>) {
         await atomically(db, engine, sql, async () => {
           for (const statement of searchIndexSchema(engine)) await sql.raw(statement).execute(db)
@@ -357,7 +357,7 @@ function searchIndexSchema(engine: Engine): string[] {
          CREATE INDEX books_title_search_trgm ON books USING gin (title_search gin_trgm_ops);
          CREATE INDEX books_author_search_trgm ON books USING gin (author_search gin_trgm_ops);
        ELSE
-         RAISE WARNING 'pg_trgm not installed: GET /books?q= will scan (README "Search")';
+         RAISE WARNING 'pg_trgm not installed: GET /books?q= will scan (docs/architecture.md "Search")';
        END IF;
      END $$`
   ]
@@ -379,7 +379,7 @@ export const CHANGE_LOG_LOCK = 0x626f6f6b63686e67n
  * written by a deferred trigger, at commit, while the transaction holds the advisory lock
  * {@link CHANGE_LOG_LOCK} until its end: no other transaction draws a number until this one has
  * committed (or rolled back), so numbers follow commit order. `pg_notify('book_changes')` wakes
- * the readers of every instance (README "Change log").
+ * the readers of every instance (docs/change-feed.md "Change log").
  */
 function changeLogSchema(engine: Engine): string[] {
   const table = (seq: string, id: string) => `CREATE TABLE book_changes (

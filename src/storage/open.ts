@@ -21,7 +21,7 @@ import type { WebhookStore } from './webhook-store.js'
 /** The settings that say where the database is and how long start-up waits for PostgreSQL. */
 export type DatabaseSettings = Pick<Config, 'DATABASE_URL' | 'DATABASE_POOL_SIZE' | 'DATABASE_STARTUP_TIMEOUT'>
 
-/** The settings of the change log's retention (README "Change log"), which only a store keeps. */
+/** The settings of the change log's retention (docs/change-feed.md "Change log"), which only a store keeps. */
 export type ChangeLogSettings = Pick<Config, 'CHANGE_LOG_MAX_AGE' | 'CHANGE_LOG_MAX_ROWS'>
 
 /** Told of each start-up retry while PostgreSQL is unreachable: the error, and the delay before the next try (ms). */

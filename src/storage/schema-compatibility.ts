@@ -4,7 +4,7 @@ import type { Kysely, sql as Sql } from 'kysely'
 type SqlTag = typeof Sql
 
 /**
- * Rolling upgrades and rollbacks (README "Rolling upgrades"): how a release knows whether it may
+ * Rolling upgrades and rollbacks (docs/several-instances.md "Rolling upgrades"): how a release knows whether it may
  * run on a database that a newer release has migrated further than it knows.
  *
  * Every release records, before it migrates, a mark for each migration it knows in the table

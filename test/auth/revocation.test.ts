@@ -22,10 +22,10 @@ async function login(base: string, username: string, password = ACCOUNT_PASSWORD
   return body.data.token
 }
 
-/** Within 5 s every instance refuses a revoked token (README "Accounts and roles"). */
+/** Within 5 s every instance refuses a revoked token (docs/accounts.md "Accounts and roles"). */
 const REVOCATION_BOUND_MS = 5000
 
-/** Two instances on one PostgreSQL database, and two processes on one SQLite file (README "Running several instances"). */
+/** Two instances on one PostgreSQL database, and two processes on one SQLite file (docs/several-instances.md "Running several instances"). */
 const shared = [
   { where: 'two instances on one PostgreSQL database', skip: postgresSkipReason, postgres: true },
   { where: 'two processes on one SQLite file', skip: undefined, postgres: false }

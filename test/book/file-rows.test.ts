@@ -8,7 +8,7 @@ import { csvCell, csvText } from '../../src/book/file-rows.js'
 import { formatBooks, readRows } from '../../src/cli/book-file.js'
 
 /**
- * CSV exports are safe to open in a spreadsheet (OWASP "CSV Injection", README "Backups and moving
+ * CSV exports are safe to open in a spreadsheet (OWASP "CSV Injection", docs/data.md "Backups and moving
  * data") and `import` reads back exactly what was exported: the formula escaping of
  * `src/book/file-rows.ts`, through the command line's writer and reader.
  */

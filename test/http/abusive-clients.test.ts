@@ -7,7 +7,7 @@ import { readAnswers } from '../support/raw-http.js'
 import { removeDirectory, startServer, temporaryDirectory, type RunningServer } from '../support/server.js'
 
 /**
- * Slow and abusive clients against the real process (README "Reliability and security"): header and body deadlines, the
+ * Slow and abusive clients against the real process (docs/operations.md "Reliability and security"): header and body deadlines, the
  * header size cap, duplicated headers, the connection limit. Short deadlines come from the
  * settings; the assertions are about who gets dropped and who keeps being served, not timings.
  */
@@ -174,7 +174,7 @@ function parseAnswer(received: string, bodiless: boolean, request?: string): { s
   const length = Number(/\r\ncontent-length: (\d+)/i.exec(head)?.[1] ?? NaN)
   if (bodiless) return { status: Number(match[1]), body: undefined }
   if (/\r\ncontent-type: text\/html/i.test(head)) {
-    // The web page (README "Web page"): only a request line whose target is `/` gets it.
+    // The web page (docs/web-page.md "Web page"): only a request line whose target is `/` gets it.
     const target = request?.split(' ')[1] ?? ''
     assert.equal(new URL(target, 'http://x').pathname, '/', `HTML for ${JSON.stringify(request)}`)
     return { status: Number(match[1]), body: undefined }

@@ -38,7 +38,7 @@ async function check(request: Generated): Promise<number> {
   const where = `${request.method} ${request.url.slice(0, 200)} -> ${response.statusCode} ${response.body.slice(0, 300)}`
   assert.ok(response.statusCode < 500, where)
   // A path whose dot segments resolve to `/` (`/book/..`: inject resolves them, as browsers do) is
-  // the web page (README "Web page"), the one answer here that is not the envelope.
+  // the web page (docs/web-page.md "Web page"), the one answer here that is not the envelope.
   if (response.headers['content-type'] === 'text/html; charset=utf-8' && new URL(request.url, 'http://localhost').pathname === '/') {
     assert.equal(response.statusCode, 200, where)
     return response.statusCode

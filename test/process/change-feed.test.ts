@@ -93,7 +93,7 @@ describe('GET /books/changes and SIGTERM (real process)', () => {
   }
 })
 
-// Across processes: every process reads the same durable log (README "Change log"), woken by
+// Across processes: every process reads the same durable log (docs/change-feed.md "Change log"), woken by
 // LISTEN/NOTIFY on PostgreSQL and by `PRAGMA data_version` on one SQLite file.
 const postgres = engines.find(({ engine }) => engine === 'postgres')!
 

@@ -8,7 +8,7 @@ import { eventually } from '../support/client.js'
 import { createPostgresDatabase, postgresSkipReason } from '../support/engines.js'
 import { removeDirectory, startServer, temporaryDirectory, type RunningServer } from '../support/server.js'
 
-// README "Change log": PostgreSQL numbers committed changes after commit, one sequencer per
+// docs/change-feed.md "Change log": PostgreSQL numbers committed changes after commit, one sequencer per
 // database; these run the built service as real processes on one database.
 
 const auth = authHeaders()
@@ -145,7 +145,7 @@ test('[postgres] the numbering holder SIGKILLed under write load: another instan
     assert.deepEqual(sequences(events), Array.from({ length: log!.n }, (_, i) => i + 1))
     assert.equal(new Set(events.map(changeOf)).size, log!.n)
     feed.close()
-    // The bound README "Change log" states for a holder whose process died.
+    // The bound docs/change-feed.md "Change log" states for a holder whose process died.
     assert.ok(takeover < 3000, `taken over after ${takeover} ms`)
   } finally {
     await admin.end().catch(() => {})

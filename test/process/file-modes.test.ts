@@ -6,7 +6,7 @@ import { authHeaders } from '../support/app.js'
 import { removeDirectory, startServer, temporaryDirectory, type RunningServer } from '../support/server.js'
 
 /**
- * Everything the service writes in its data folder is private whatever the umask (README "Files
+ * Everything the service writes in its data folder is private whatever the umask (docs/operations.md "Files
  * and permissions"): the database, its `-wal` and `-shm`, the database written back after its
  * file was removed, files left with another mode; its folders 0700. Real processes, umask 022.
  */

@@ -139,7 +139,7 @@ for (const { engine, skip } of engines) {
         assert.equal(restored.code, 0, restored.stderr)
         server = await startServer({ dataDirectory: directory, env })
       } else {
-        // On PostgreSQL a backup is a pg_dump archive, restored with pg_restore (README "Backups").
+        // On PostgreSQL a backup is a pg_dump archive, restored with pg_restore (docs/data.md "Backups and moving data").
         const target = await createPostgresDatabase()
         execFileSync('pg_restore', ['--no-owner', '--dbname', target.url, join(directory, 'history.backup')])
         await database!.drop()

@@ -138,7 +138,7 @@ test('generated password: printed once on stderr at first start (by design), nev
   const data = join(directory, 'data')
   try {
     // Two full flows on one database log in more often than the default limit allows in a
-    // minute, and the limit is counted in the database (README "Login limits").
+    // minute, and the limit is counted in the database (docs/accounts.md "Login limits").
     const env = { AUTH_PASSWORD: '', LOG_LEVEL: 'trace', DATABASE_URL: join(data, 'books.db'), LOGIN_RATE_LIMIT: '1000' }
     const first = await startServer({ dataDirectory: directory, env })
     const password = readFileSync(join(data, 'auth_password'), 'utf8').trim()

@@ -9,7 +9,7 @@ import { createPostgresDatabase, postgresSkipReason } from '../support/engines.j
 import { removeDirectory, startServer, temporaryDirectory, type RunningServer } from '../support/server.js'
 
 /**
- * Readiness follows whether writes work (README "Readiness"), on the real process with SQLite:
+ * Readiness follows whether writes work (docs/operations.md "Readiness"), on the real process with SQLite:
  * a database file or log removed under the service is noticed (writes 503, `/readyz` 503, one log
  * line, what was committed kept, no id handed out twice after a restart); a full disk makes writes
  * and `/readyz` 503 until a write can be made again; so does a PostgreSQL database made read-only.

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict'
 import { execFileSync, spawnSync } from 'node:child_process'
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { freePort, removeDirectory, startServer, temporaryDirectory } from '../support/server.js'
+import { DOCUMENTATION } from '../support/documentation.js'
 
-const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
+
 const tools = ['bash', 'curl'].filter((tool) => spawnSync(tool, ['--version']).status !== 0)
 
 /**
@@ -15,8 +16,8 @@ const tools = ['bash', 'curl'].filter((tool) => spawnSync(tool, ['--version']).s
  * is a stand-in that returns at once, so the 30 s bound costs no time here.
  */
 test("the README's wait for the instances: ready ones answer, one that never starts is given up on with a message", { skip: tools.length > 0 ? `${tools.join(' and ')} not found` : false }, async () => {
-  const loop = /^for port in 8081 8082; do[^\n]*\n(?: [^\n]*\n)*/m.exec(README)?.[0]
-  assert.ok(loop, 'the README has the wait loop')
+  const loop = /^for port in 8081 8082; do[^\n]*\n(?: [^\n]*\n)*/m.exec(DOCUMENTATION)?.[0]
+  assert.ok(loop, 'the documentation has the wait loop')
   const directory = temporaryDirectory()
   const server = await startServer({ dataDirectory: directory })
   try {

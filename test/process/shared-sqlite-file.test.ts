@@ -5,7 +5,7 @@ import { call } from '../support/client.js'
 import { removeDirectory, startServer, temporaryDirectory, type RunningServer } from '../support/server.js'
 
 /*
- * Several service processes on one SQLite file (README "Running several instances"): whatever
+ * Several service processes on one SQLite file (docs/several-instances.md "Running several instances"): whatever
  * one acknowledges, a read that any of them starts afterwards reflects.
  */
 

@@ -8,7 +8,7 @@ const NEW_PASSWORD = 'another long passphrase'
 const envelope = (status: number, message: string) => ({ status, message, data: null })
 
 /**
- * `PUT /users/{username}/password` (README "Accounts and roles"), in-process on both engines:
+ * `PUT /users/{username}/password` (docs/accounts.md "Accounts and roles"), in-process on both engines:
  * every role changes its own password with the current one; a wrong current password is 401 and
  * changes nothing; another account's path is 403; a bad body is 400; the change revokes the
  * account's earlier tokens and the new password logs in.

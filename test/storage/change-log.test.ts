@@ -27,7 +27,7 @@ async function database(engine: Engine): Promise<{ open: (options?: ChangeLogOpt
 
 /**
  * Waits until the log's numbers reach `lastSeq`: PostgreSQL numbers committed changes shortly
- * after their commit (README "Change log"), SQLite at the commit itself.
+ * after their commit (docs/change-feed.md "Change log"), SQLite at the commit itself.
  */
 async function numberedThrough(store: BookStore, lastSeq: number): Promise<void> {
   await eventually(`change ${lastSeq} numbered`, async () => (await store.changes.horizon()).lastSeq >= lastSeq, 5000)

@@ -10,7 +10,7 @@ import { createPostgresDatabase, engines, type TestDatabase } from '../support/e
 import { removeDirectory, startServer, temporaryDirectory } from '../support/server.js'
 
 /**
- * Rolling upgrades and rollbacks (README "Rolling upgrades"), on the real process and both
+ * Rolling upgrades and rollbacks (docs/several-instances.md "Rolling upgrades"), on the real process and both
  * engines: a database that a newer release migrated further starts this release when every
  * migration it does not know is marked additive in `schema_compatibility`, and ends start-up with
  * one line on stderr (exit 1) when one is not (or has no mark).

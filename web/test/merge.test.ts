@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { mergeBooks } from '../src/book/merge.js'
 
-/** The page's three-way merge of a book edited by two people (README "Web page", Conflicts). */
+/** The page's three-way merge of a book edited by two people (docs/web-page.md "Web page", Conflicts). */
 const base = { title: 'Dune', author: 'Frank Herbert', year: 1965 }
 
 test('a field only one side changed takes that side, with no conflict', () => {

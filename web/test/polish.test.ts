@@ -12,7 +12,7 @@ const OVERRIDDEN = '\u202egnp.exe'
 const UNBROKEN = 'W'.repeat(500)
 
 /**
- * The page's finish, in a real browser against the real service (README "Web page"): no lost
+ * The page's finish, in a real browser against the real service (docs/web-page.md "Web page"): no lost
  * edit when two people change different fields; status messages that clear and are announced;
  * truthful import results; a compact phone layout with folded filters; rows whose text sits level
  * with their buttons; columns of the same widths on every page; selected rows marked; titles with

@@ -10,7 +10,7 @@ import { bookCount } from '../progress.js'
 export const EXIT_NOT_SUPPORTED = 2
 
 /**
- * `book-service backup FILE` (README "Backups and moving data"): on SQLite, a consistent
+ * `book-service backup FILE` (docs/data.md "Backups and moving data"): on SQLite, a consistent
  * snapshot of the database while the service runs (see {@link backupSqlite}); prints one line
  * with the number of books. On PostgreSQL, runs `pg_dump --format=custom` when it is installed
  * ({@link backupPostgres}); otherwise says in one line that pg_dump is the tool and exits 2.

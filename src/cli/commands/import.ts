@@ -14,7 +14,7 @@ export interface ImportOptions {
   keepIds?: boolean
 }
 
-/** What the change-log rows of an import record (README "Change log"): the command, no request. */
+/** What the change-log rows of an import record (docs/change-feed.md "Change log"): the command, no request. */
 const IMPORT_CONTEXT = { actor: 'book-service import', requestId: null }
 
 /** Rows per batch written to the database (one multi-row statement on PostgreSQL). */
@@ -80,7 +80,7 @@ async function* batches(file: string, format: BookFileFormat, keepIds: boolean):
 }
 
 /**
- * `book-service import FILE [--format ndjson|csv] [--keep-ids]` (README "Backups and moving
+ * `book-service import FILE [--format ndjson|csv] [--keep-ids]` (docs/data.md "Backups and moving
  * data"). The format is
  * `--format`, else FILE's extension. All or nothing: a first pass validates every row with the
  * `POST /book` schema and, when any is invalid, exits 1 listing each bad row's line and why (the

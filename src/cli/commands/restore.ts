@@ -7,7 +7,7 @@ import { bookCount } from '../progress.js'
 import { EXIT_NOT_SUPPORTED } from './backup.js'
 
 /**
- * `book-service restore FILE` (SQLite; README "Backups and moving data"): replaces the database at
+ * `book-service restore FILE` (SQLite; docs/data.md "Backups and moving data"): replaces the database at
  * `DATABASE_URL` with the backup FILE (see {@link restoreSqlite}: integrity and migrations checked
  * first, refused while a service holds the database, the old file kept beside it). Prints one line;
  * exits 1 with one line when refused or failed (the database is then unchanged), 2 on PostgreSQL.

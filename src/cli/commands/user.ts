@@ -91,7 +91,7 @@ function refused(outcome: string): never {
 }
 
 /**
- * `book-service user …` (README "Accounts and roles"): `add NAME --role ROLE [--password-stdin]`,
+ * `book-service user …` (docs/accounts.md "Accounts and roles"): `add NAME --role ROLE [--password-stdin]`,
  * `list`, `set-role NAME ROLE`, `passwd NAME [--password-stdin]`, `remove NAME`. Each works on the
  * configured database directly, whether the service runs or not; a running service (every instance)
  * refuses the changed account's earlier tokens within 5 seconds. Messages go to stderr, `list`

@@ -36,7 +36,7 @@ export function reconnectLine(feed: string, reason: unknown, delayMs: number): s
 }
 
 /**
- * `book-service watch [--url URL] [--token TOKEN] [--after N]` (README "Change feed"): follows
+ * `book-service watch [--url URL] [--token TOKEN] [--after N]` (docs/change-feed.md "Change feed"): follows
  * the change feed of the running service at URL (default `http://127.0.0.1:PORT`) and prints each
  * change as one NDJSON line on stdout, resuming by itself after a break. Without `--token` (or
  * `BOOK_SERVICE_TOKEN`) it signs a reader token with the configured secret, kept in memory only.

@@ -40,7 +40,7 @@ async function prepareStorage(config: Config, log: Logger): Promise<void> {
 }
 
 /**
- * The cluster primary of `WORKERS` > 1 (README "Running several instances"): prepares the storage
+ * The cluster primary of `WORKERS` > 1 (docs/several-instances.md "Running several instances"): prepares the storage
  * once, then forks `count` workers that each build the app and listen on the one port (node:cluster
  * shares the primary's listening socket; each worker accepts from it). It serves no request itself; it answers the workers' `/metrics` with
  * the whole service's metrics (http/pipeline/cluster-metrics.ts).
@@ -57,7 +57,7 @@ export async function runPrimary(config: Config, count: number): Promise<void> {
   const log = pino({ level: config.LOG_LEVEL })
   await prepareStorage(config, log)
 
-  // The workers accept from the one shared socket themselves (README "Running several
+  // The workers accept from the one shared socket themselves (docs/several-instances.md "Running several
   // instances"): a connection never waits in a worker that just died, as it does when the
   // primary deals the connections out (SCHED_RR), and the primary stays off the request path.
   cluster.schedulingPolicy = cluster.SCHED_NONE // before setupPrimary, which freezes it

@@ -101,14 +101,14 @@ export function successResponse<T extends TSchema>(
   return { ...schema, properties, description: `\`${message}\`: ${what}` } as typeof schema
 }
 
-/** 412 on PUT/DELETE /book/{id} with an `If-Match` that does not name the book's current tag (README "Large collections and concurrent edits"). */
+/** 412 on PUT/DELETE /book/{id} with an `If-Match` that does not name the book's current tag (docs/api.md "Large collections and concurrent edits"). */
 export const preconditionFailedResponse = errorResponse(
   412,
   `${quoted([Messages.preconditionFailed])}: \`If-Match\` does not name the book's current \`ETag\`; nothing was changed.`,
   [Messages.preconditionFailed]
 )
 
-/** 304 on GET /book/{id} when `If-None-Match` names the current tag: no body (README "Large collections and concurrent edits"). */
+/** 304 on GET /book/{id} when `If-None-Match` names the current tag: no body (docs/api.md "Large collections and concurrent edits"). */
 export const notModifiedResponse = {
   description: 'Not modified: `If-None-Match` names the current `ETag`. No body; the `ETag` header is repeated.',
   type: 'null'
@@ -122,7 +122,7 @@ export function withHeaders<T extends object>(schema: T, headers: Record<string,
   return { ...schema, headers: Object.fromEntries(Object.entries(headers).map(([name, header]) => [name, { ...header }])) }
 }
 
-/** 403 when the token's role lacks the right the route needs (README "Accounts and roles"). */
+/** 403 when the token's role lacks the right the route needs (docs/accounts.md "Accounts and roles"). */
 export const forbiddenResponse = errorResponse(
   403,
   `${quoted([Messages.forbidden])}: the token's \`role\` may not do this (\`reader\`: GET only; \`editor\`: books only; \`admin\`: everything; any other \`role\`: nothing).`,

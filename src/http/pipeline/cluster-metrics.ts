@@ -2,7 +2,7 @@ import cluster from 'node:cluster'
 import type { Registry } from 'prom-client'
 
 /*
- * The metrics of the whole service when `WORKERS` > 1 (README "Running several instances"): a
+ * The metrics of the whole service when `WORKERS` > 1 (docs/several-instances.md "Running several instances"): a
  * worker's GET /metrics asks the primary, which gathers every worker's registries with
  * prom-client's AggregatorRegistry (counters and histograms summed, gauges as each one's
  * `aggregator` says) and sends the text back. The route, its path and its answer stay the

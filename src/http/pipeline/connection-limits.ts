@@ -14,7 +14,7 @@ export type ConnectionSettings = Pick<
 const MAX_CHECK_INTERVAL_MS = 30_000
 
 /**
- * The Fastify / Node HTTP server options for slow and abusive clients (README "Reliability and
+ * The Fastify / Node HTTP server options for slow and abusive clients (docs/operations.md "Reliability and
  * security"), from the settings (seconds and bytes):
  * - `HEADERS_TIMEOUT`: the headers must arrive within it (a slowloris connection is answered 408
  *   and closed), at most `REQUEST_TIMEOUT`;
@@ -48,7 +48,7 @@ export function connectionOptions(settings: ConnectionSettings): Pick<
 }
 
 /**
- * Caps the TCP connections the server holds at once at `MAX_CONNECTIONS` (README "Reliability and
+ * Caps the TCP connections the server holds at once at `MAX_CONNECTIONS` (docs/operations.md "Reliability and
  * security"), so a flood of sockets cannot exhaust file descriptors. At the cap, a new connection
  * is not refused while an idle one is held: the connection idle the longest (one that has not
  * sent a request yet, or a keep-alive connection between two requests) is closed to make room.
@@ -101,7 +101,7 @@ export function limitConnections(server: Server, settings: Pick<Config, 'MAX_CON
 
 /**
  * Caps the TCP connections open at once from one client address at `MAX_CONNECTIONS_PER_ADDRESS`
- * (README "Reliability and security"): a connection from an address that already holds that many
+ * (docs/operations.md "Reliability and security"): a connection from an address that already holds that many
  * is closed at once, so one client re-opening idle sockets as fast as they are closed holds at
  * most its share of `MAX_CONNECTIONS`, and every other client still gets in. The addresses
  * `TRUST_PROXY` trusts (its proxies, through which every client arrives; all of them for `true`)

@@ -28,7 +28,7 @@ declare module 'fastify' {
 export const SEND_DEADLINE_OPT_OUT = { sendDeadline: false } as const
 
 /**
- * Drops connections whose client stopped taking what the service sends (README "Reliability and
+ * Drops connections whose client stopped taking what the service sends (docs/operations.md "Reliability and
  * security"): a connection with data waiting to be sent (Node's `writableLength` > 0: the kernel's
  * send buffer is full, so the client has not read for a while) that makes no progress for
  * `seconds` is destroyed. Progress is a write completing (handed to the kernel whole: the bytes

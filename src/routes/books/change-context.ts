@@ -3,7 +3,7 @@ import { tokenSubject } from '../../auth/auth-hook.js'
 import type { ChangeContext } from '../../storage/change-log.js'
 
 /**
- * The {@link ChangeContext} of a book write made by `request` (README "Change log"): the actor is
+ * The {@link ChangeContext} of a book write made by `request` (docs/change-feed.md "Change log"): the actor is
  * the token's `sub` claim (a string as is, any other JSON value as its JSON text, null when the
  * token has none or authentication is off), the request id is Fastify's `request.id` (the
  * `x-request-id` the response carries).

@@ -25,7 +25,7 @@ type ChangesRequest = FastifyRequest<{ Querystring: { after?: string } }>
 const SEQUENCE = /^[0-9]{1,15}$/
 
 /**
- * Where the stream starts (README "Change feed"): `Last-Event-ID` (a reconnection) wins, then
+ * Where the stream starts (docs/change-feed.md "Change feed"): `Last-Event-ID` (a reconnection) wins, then
  * `?after=N` (a new subscriber that knows where it is), else from now.
  */
 function startPoint(request: ChangesRequest): StartPoint {
@@ -43,7 +43,7 @@ function startPoint(request: ChangesRequest): StartPoint {
  * clock leeway, but its stream would end at once: the client must get a new token rather than
  * reconnect in a loop); 503 `Service unavailable` when this process already has
  * FEED_MAX_SUBSCRIBERS streams, the token's subject already has FEED_MAX_STREAMS_PER_SUBJECT, or
- * it is stopping (README "Change feed"). Then the stream: the head, `retry:`, the changes from
+ * it is stopping (docs/change-feed.md "Change feed"). Then the stream: the head, `retry:`, the changes from
  * the start point, live ones, a heartbeat; it ends when the token expires or is revoked, after
  * FEED_MAX_STREAM_AGE, when the service stops, or when the client does not keep up (dropped).
  */

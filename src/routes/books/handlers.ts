@@ -50,7 +50,7 @@ export function bookHandlers(store: BookStore) {
 
     /**
      * GET /books: without list parameters every book by id (the contract), streamed; with them
-     * (paging, filters, sort: README "Large collections and concurrent edits") one page, its `Link`
+     * (paging, filters, sort: docs/api.md "Large collections and concurrent edits") one page, its `Link`
      * and `X-Total-Count` headers, or, without `limit`, every matching book, streamed like the whole list.
      */
     async listBooks(request: ListBooksRequest, reply: FastifyReply) {

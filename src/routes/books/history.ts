@@ -60,7 +60,7 @@ const tags = ['Books']
 const versionNotFound = () => new HttpError(404, Messages.versionNotFound)
 
 /**
- * The route schemas of the history and the restore (README "History and restore"): what Fastify
+ * The route schemas of the history and the restore (docs/contract.md "History and restore"): what Fastify
  * validates and serializes, and what the API document says of each. The pipeline's statuses
  * (401, 403, 503, …) are added by src/http/api-document/pipeline-responses.ts.
  */

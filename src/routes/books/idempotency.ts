@@ -33,7 +33,7 @@ export const CreateBookHeaders = Type.Object({
 /**
  * The response header that marks a replayed answer (`Idempotent-Replayed: true`, the name Stripe
  * and others use): the 201 is the key's first answer again and nothing was stored by this request
- * (README "Retries and Idempotency-Key"). A client counting what it stored (the web page's import)
+ * (docs/api.md "Retries and Idempotency-Key"). A client counting what it stored (the web page's import)
  * reads it; a first answer does not carry it.
  */
 export const REPLAYED_HEADER = 'idempotent-replayed'

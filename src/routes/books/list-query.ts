@@ -19,7 +19,7 @@ const yearParameter = (description: string) => Type.Optional(Type.String({ patte
 const textParameter = (description: string) => Type.Optional(Type.String({ maxLength: 500, description }))
 
 /**
- * The optional query parameters of `GET /books` (README "Large collections and concurrent edits"), as they arrive: strings, validated by
+ * The optional query parameters of `GET /books` (docs/api.md "Large collections and concurrent edits"), as they arrive: strings, validated by
  * pattern (Ajv's type coercion is off), so the route answers 400 `Invalid input` for a bad value,
  * after authentication. A parameter given twice arrives as an array and is invalid too. Unknown
  * parameters are ignored. {@link parseListParameters} turns them into a {@link BookQuery}.
@@ -42,7 +42,7 @@ export const ListParameters = Type.Object(
     q: Type.Optional(
       Type.String({
         description:
-          'Search (README "Search"): books whose title or author contains every term, ignoring case and diacritics; ' +
+          'Search (docs/architecture.md "Search"): books whose title or author contains every term, ignoring case and diacritics; ' +
           'terms split on white space, a double-quoted part is one term; an unquoted term of 5 or more characters also ' +
           'matches a word within one edit, ranked after exact matches. Without sort, in relevance order. Empty: ignored. ' +
           `At most ${MAX_SEARCH_LENGTH} characters after trimming.`
@@ -148,7 +148,7 @@ export interface ListPage {
 }
 
 /**
- * Reads one page of books for `request` from `store` (README "Large collections and concurrent edits"):
+ * Reads one page of books for `request` from `store` (docs/api.md "Large collections and concurrent edits"):
  * asks for `limit + 1` books so that the extra one tells whether a next page exists, without
  * counting. The next URL keeps the client's parameters and sets `after` to the last book's position.
  */

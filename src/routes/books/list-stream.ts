@@ -119,7 +119,7 @@ async function readForBatch(books: AsyncIterable<Book>, waiters: Waiter[], keep:
 
 /**
  * The body of one list answer made from `books` (a filtered or sorted list without `limit`,
- * README "Large collections and concurrent edits"): the same envelope text as the whole list's,
+ * docs/api.md "Large collections and concurrent edits"): the same envelope text as the whole list's,
  * answered as one string when it fits in one piece (~64 KiB), else streamed piece by piece at
  * the pace of its reader, so memory stays at about a page whatever the number of books. Nothing
  * is shared or kept: each request reads its own query.

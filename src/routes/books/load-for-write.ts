@@ -26,7 +26,7 @@ type WriteRequest = FastifyRequest<{ Params: { id: string } }>
 
 /**
  * The load-for-write step of `PUT /book/{id}` and `DELETE /book/{id}`, in the contract's order
- * (README "Large collections and concurrent edits"; the token was checked before, 401):
+ * (docs/api.md "Large collections and concurrent edits"; the token was checked before, 401):
  * 1. the book exists, else 404 `Book not found` (an id that is not one is a missing book);
  * 2. `If-Match` names its current `ETag` (or is `*`), else 412 `Precondition failed`;
  * 3. with `checkBody` (PUT), the body is valid, else 400 `Invalid input`.

@@ -141,7 +141,7 @@ const ChangeEventData = Type.Object(
 )
 
 /**
- * GET /books/changes (README "Change feed"): its query, its stream of events (described in the
+ * GET /books/changes (docs/change-feed.md "Change feed"): its query, its stream of events (described in the
  * API document: OpenAPI has no schema language for `text/event-stream`, so the events' `data:`
  * line is the schema and the framing is told in words) and its own 503.
  */

@@ -13,7 +13,7 @@ export const NUMBERING_POLL_MS = 20
 
 /**
  * How often an instance that does not hold the numbering tries to take it over, in ms; also the
- * wait before reconnecting after the connection failed. The failover bound of README "Change log".
+ * wait before reconnecting after the connection failed. The failover bound of docs/change-feed.md "Change log".
  */
 export const TAKEOVER_MS = 500
 
@@ -24,7 +24,7 @@ const STOP_WAIT_MS = 1000
 const KEEPALIVE_SETTINGS = 'SET tcp_keepalives_idle = 5; SET tcp_keepalives_interval = 1; SET tcp_keepalives_count = 3'
 
 /**
- * The change log's sequencer on PostgreSQL (README "Change log"; migration 0007,
+ * The change log's sequencer on PostgreSQL (docs/change-feed.md "Change log"; migration 0007,
  * `changeLogNumbering` in migrations.ts). Every instance runs one, on a connection of its own;
  * the one whose session holds the advisory lock `CHANGE_NUMBERING_LOCK` numbers the committed
  * rows (`book_changes_number`), every {@link NUMBERING_POLL_MS} or at once when this instance

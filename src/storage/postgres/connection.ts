@@ -44,7 +44,7 @@ export const CONNECT_TIMEOUT_MS = 5000
 /**
  * `idle_in_transaction_session_timeout` of every connection of the service, in ms: a transaction
  * of its own left open (a bug, a lost client) is ended by the server, so it holds no row locks
- * (README "Change log": what a long transaction costs).
+ * (docs/change-feed.md "Change log": what a long transaction costs).
  */
 export const IDLE_IN_TRANSACTION_MS = 60_000
 

@@ -23,7 +23,7 @@ const UNREACHABLE_MESSAGES =
  */
 const WRITE_REFUSED_CODES = new Set(['25006', '53100', '58030'])
 
-/** True when `error` (or its cause) says the database cannot store writes right now (README "Readiness"). */
+/** True when `error` (or its cause) says the database cannot store writes right now (docs/operations.md "Readiness"). */
 export function isWriteRefused(error: unknown): boolean {
   const { code, cause } = error as { code?: string; cause?: unknown }
   return (code !== undefined && WRITE_REFUSED_CODES.has(code)) || (cause !== undefined && isWriteRefused(cause))

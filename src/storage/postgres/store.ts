@@ -84,7 +84,7 @@ export class PostgresBookStore implements BookStore {
    * (connection.ts: `openPool`). Every instance keeps the change log's retention, one short
    * transaction of at most `TRIM_BATCH` rows at a time.
    *
-   * @param options the pool's options, and the change log's retention (README "Change log").
+   * @param options the pool's options, and the change log's retention (docs/change-feed.md "Change log").
    * @throws the last connection error once the start-up time is up, or a migration error at once.
    */
   static async open(
@@ -124,7 +124,7 @@ export class PostgresBookStore implements BookStore {
     for await (const page of pagesById((after, size) => this.query<Book>(STATEMENTS.page, [after, size]))) yield* page
   }
 
-  /** Reads the candidates of a search (README "Search"). */
+  /** Reads the candidates of a search (docs/architecture.md "Search"). */
   private searchCandidates(query: BookQuery): ReadCandidates {
     return async (pieces, afterId, size) => {
       const { sql, parameters } = await searchStatement('postgres', query, pieces, afterId, size)

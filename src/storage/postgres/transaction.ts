@@ -47,7 +47,7 @@ export async function inTransaction<T>(
 
 /**
  * Ends the failed transaction on `client` within `queryTimeoutMs`, as every statement is
- * (README "Running several instances"): when the connection failed or a statement timed out
+ * (docs/several-instances.md "Running several instances"): when the connection failed or a statement timed out
  * (`StorageUnavailableError`), no `ROLLBACK` is sent at all (a timed-out statement still holds the
  * connection, so a `ROLLBACK` would wait behind it until the database answers or TCP gives up):
  * the connection is discarded instead, and the server rolls back a transaction whose connection

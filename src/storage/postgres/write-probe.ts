@@ -5,7 +5,7 @@ import { inTransaction } from './transaction.js'
 const PROBE_ROW = "subject = '' AND idempotency_key = ''"
 
 /**
- * The readiness probe's write on PostgreSQL (README "Readiness"): one transaction on a client of
+ * The readiness probe's write on PostgreSQL (docs/operations.md "Readiness"): one transaction on a client of
  * `pool` that writes a row of `idempotency_keys` and removes it, so it succeeds only when the
  * database stores writes again (not read-only, its disk not full). Each statement runs with
  * `queryTimeoutMs`.

@@ -46,7 +46,7 @@ export function checkDatabaseFile(path: string): number {
 }
 
 /**
- * `book-service backup` on SQLite (README "Backups and moving data"): a consistent snapshot of the
+ * `book-service backup` on SQLite (docs/data.md "Backups and moving data"): a consistent snapshot of the
  * database at `databasePath` written to `file`, while a service may be running and writing.
  *
  * The snapshot is SQLite's `VACUUM INTO`: one read transaction, so it holds exactly the writes
@@ -79,7 +79,7 @@ const SEQUENCED_TABLES = ['books', 'book_changes']
 /**
  * Moves the id sequence and the change log's numbering of the database file `copy` up to those
  * of the `current` connection's, so a restored database never hands out an id the replaced one
- * already had (docs/contract.md "Ids"), nor a change number (README "Change log").
+ * already had (docs/contract.md "Ids"), nor a change number (docs/change-feed.md "Change log").
  */
 function carryIdSequence(current: Database.Database, copy: string): void {
   const db = new Database(copy)
@@ -129,7 +129,7 @@ export interface RestoreOutcome {
 }
 
 /**
- * `book-service restore` on SQLite (README "Backups and moving data"): replaces the database at
+ * `book-service restore` on SQLite (docs/data.md "Backups and moving data"): replaces the database at
  * `databasePath` with the backup `file`.
  *
  * Order: check the backup ({@link checkDatabaseFile}); copy it beside the database under a

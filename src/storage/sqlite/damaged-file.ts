@@ -4,7 +4,7 @@ import { StorageUnavailableError } from '../book-store.js'
  * SQLite result codes of a database file whose contents are not a database any more: emptied
  * (`truncate -s 0 books.db`), overwritten or cut short under the service (`SQLITE_NOTADB`,
  * `SQLITE_CORRUPT` and its extended codes). Nothing the service does repairs it: the file must be
- * restored (README "Readiness").
+ * restored (docs/operations.md "Readiness").
  */
 const DAMAGED_CODES = /^SQLITE_(CORRUPT|NOTADB)/
 

@@ -21,7 +21,7 @@ function identityOf(path: string): string | undefined {
  * Watches the database file at `path` and its `-wal` as they were when this was called (after the
  * connection opened them): a file removed (`rm books.db`) or replaced while the service runs keeps
  * being written by the open connection, but what is written there is lost with it. Two `stat` calls
- * per check (about 5 µs together, against about 0.5 ms for a commit's fsync: README "Readiness").
+ * per check (about 5 µs together, against about 0.5 ms for a commit's fsync: docs/operations.md "Readiness").
  *
  * @returns `changed()`, undefined while both are the files opened, else what changed.
  */

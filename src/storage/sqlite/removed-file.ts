@@ -5,7 +5,7 @@ import type { FileChange } from './file-identity.js'
 
 /**
  * Saves what was committed when the database file or its `-wal` was removed under the service
- * (README "Readiness"), through the connection `db`, which still has the removed files open:
+ * (docs/operations.md "Readiness"), through the connection `db`, which still has the removed files open:
  *
  * - a checkpoint (`wal_checkpoint(TRUNCATE)`) first copies every commit of the write-ahead log,
  *   the removed one included, into the database file and empties the log, so a log removed with

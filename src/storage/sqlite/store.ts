@@ -55,7 +55,7 @@ export interface SqliteStoreOptions extends ChangeLogOptions {
  * stale, whoever writes the file (this process, other service processes on the same file,
  * `book-service import`): every read first compares the connection's `PRAGMA data_version`, which
  * moves when any other connection commits (the writer thread included), with the one it saw last
- * (no I/O; README "Running several instances"). When it moved, the change log tells which books
+ * (no I/O; docs/several-instances.md "Running several instances"). When it moved, the change log tells which books
  * changed since the last change it saw, and exactly those leave the cache (all of them when
  * more changed than the cache holds, or retention removed rows it had not seen). A write of this
  * store drops its book from the cache once committed rather than putting its result there: a
@@ -106,7 +106,7 @@ export class SqliteBookStore implements BookStore {
    * (connection.ts: `openMigrated`), then starts its writer thread, which also keeps the change
    * log's retention.
    *
-   * @param options the change log's retention (README "Change log"), and who is told of write failures.
+   * @param options the change log's retention (docs/change-feed.md "Change log"), and who is told of write failures.
    * @throws when the file cannot be created or opened, or a migration fails.
    */
   static async open(path: string, options: SqliteStoreOptions = {}): Promise<SqliteBookStore> {
@@ -158,7 +158,7 @@ export class SqliteBookStore implements BookStore {
     for await (const page of pagesById(this.statements.page)) yield* page
   }
 
-  /** Reads the candidates of a search (README "Search"), each read one statement taken whole. */
+  /** Reads the candidates of a search (docs/architecture.md "Search"), each read one statement taken whole. */
   private searchCandidates(query: BookQuery): ReadCandidates {
     return async (pieces, afterId, size) => {
       const { sql, parameters } = await searchStatement('sqlite', query, pieces, afterId, size)
@@ -257,7 +257,7 @@ export class SqliteBookStore implements BookStore {
   }
 
   /**
-   * A damaged database file (`SQLITE_NOTADB`, `SQLITE_CORRUPT`: README "Readiness") makes the
+   * A damaged database file (`SQLITE_NOTADB`, `SQLITE_CORRUPT`: docs/operations.md "Readiness") makes the
    * store unavailable until it is restarted on a sound file: this error and every later one
    * answer 503, readiness fails, and it is logged once (as writes failing).
    */

@@ -29,7 +29,7 @@ type WriterReply = { outcomes: WriteOutcome[] } | { failed: WriteError } | { rem
 /**
  * SQLite result codes of a storage that cannot take writes right now (the disk is full or failing,
  * the file system read-only, the file gone): answered 503 `Service unavailable`, like an
- * unreachable PostgreSQL, so the client knows to retry (README "Readiness").
+ * unreachable PostgreSQL, so the client knows to retry (docs/operations.md "Readiness").
  */
 const UNAVAILABLE_CODES = /^SQLITE_(IOERR|FULL|READONLY|CANTOPEN|FILE_REMOVED)/
 

@@ -8,13 +8,13 @@
  * when the commit failed (nothing of that batch is stored), and `{ removed: WriteError }` once, when
  * a removed or replaced file is found (a batch in flight then also gets `failed`).
  *
- * It also keeps the change log's retention (README "Change log"): every `trimIntervalMs` it
+ * It also keeps the change log's retention (docs/change-feed.md "Change log"): every `trimIntervalMs` it
  * removes the rows due in steps of at most `TRIM_BATCH` rows, one short transaction each, and
  * lets any batch that arrived meanwhile commit between two steps.
  *
  * Before each batch (and every second) it checks that the database file and its log are still
  * the ones it opened; once one was removed or replaced it saves what was committed and fails
- * every later batch (README "Readiness").
+ * every later batch (docs/operations.md "Readiness").
  */
 import { parentPort, workerData } from 'node:worker_threads'
 import { openConnection } from './connection.js'

@@ -29,7 +29,7 @@ async function freshDatabase(engine: string, folder: string, name: string, clean
   return database.url
 }
 
-/** The actor and request id of each numbered change-log row of the database at `url` (README "Change log"), by seq. */
+/** The actor and request id of each numbered change-log row of the database at `url` (docs/change-feed.md "Change log"), by seq. */
 async function logContext(engine: string, url: string): Promise<Array<{ book_id: number; actor: string | null; request_id: string | null }>> {
   const text = 'SELECT book_id, actor, request_id FROM book_changes WHERE seq IS NOT NULL ORDER BY seq'
   if (engine === 'sqlite') {

@@ -10,7 +10,7 @@ import { rawRequest, requestBytes } from '../../support/raw-http.js'
 import { removeDirectory, startServer, temporaryDirectory, type RunningServer } from '../../support/server.js'
 
 /**
- * The API document against the real process, as a validating proxy would hold it (README "API
+ * The API document against the real process, as a validating proxy would hold it (docs/command-line.md "API
  * document, CLI and operations"): every operation driven through its outcomes, the HTTP layer's
  * refusals and, with the storage gone, its failures; every answer must have a status the
  * operation documents and a body its schema for that status accepts. On each engine.
@@ -151,7 +151,7 @@ for (const { engine, skip } of engines) {
           await proxy!.cut()
         }
         const down = await drive(server, callsWhileDown(signedIn), check)
-        // Both engines: 503 (a damaged SQLite file makes the store unavailable: README "Readiness").
+        // Both engines: 503 (a damaged SQLite file makes the store unavailable: docs/operations.md "Readiness").
         const failure = 503
         for (const operation of ['POST /book', 'GET /books', 'GET /book/{id}', 'PUT /book/{id}', 'DELETE /book/{id}', 'POST /users', 'POST /login']) {
           assert.ok(down.get(operation)?.has(failure), `${operation} answered ${failure} with the storage gone: ${[...(down.get(operation) ?? [])]}`)

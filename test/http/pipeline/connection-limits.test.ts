@@ -5,7 +5,7 @@ import { describe, test } from 'node:test'
 import { removeDirectory, startServer, temporaryDirectory, type RunningServer } from '../../support/server.js'
 
 /**
- * The per-address connection cap (README "Reliability and security", `MAX_CONNECTIONS_PER_ADDRESS`):
+ * The per-address connection cap (docs/operations.md "Reliability and security", `MAX_CONNECTIONS_PER_ADDRESS`):
  * one address re-opening idle sockets holds at most its cap; clients from other addresses are
  * still served; a proxy trusted by `TRUST_PROXY` is not capped. Against the real process; the
  * addresses are loopback ones (127.0.0.1, 127.0.0.2, …: Linux routes all of 127/8 to loopback).

@@ -7,7 +7,7 @@ import { SEND_DEADLINE_OPT_OUT, enforceSendDeadline } from '../../../src/http/pi
 import { removeDirectory, startServer, temporaryDirectory } from '../../support/server.js'
 
 /**
- * The send deadline (README "Reliability and security", `SEND_TIMEOUT`): a connection whose client
+ * The send deadline (docs/operations.md "Reliability and security", `SEND_TIMEOUT`): a connection whose client
  * stops taking what is sent is dropped once nothing moved for the deadline; a client that reads,
  * however slowly, is not; a route that opts out keeps its stalled readers.
  */

@@ -53,7 +53,7 @@ async function allChanges(store: BookStore, count: number): Promise<BookChange[]
 }
 
 for (const { engine, skip } of engines) {
-  describe(`each change records its actor and request id (README "Change log") [${engine}]`, { skip }, () => {
+  describe(`each change records its actor and request id (docs/change-feed.md "Change log") [${engine}]`, { skip }, () => {
     const cleanups: Array<() => Promise<void>> = []
     after(async () => {
       for (const cleanup of cleanups.reverse()) await cleanup()

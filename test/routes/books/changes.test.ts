@@ -83,7 +83,7 @@ describeEachEngine('GET /books/changes', ({ withFreshApp }) => {
     await withFreshApp(async (app) => {
       const url = await listening(app)
       await create(app, 'Before anyone subscribed')
-      // Numbered (PostgreSQL numbers shortly after the commit: README "Change log"), so "now" is past it.
+      // Numbered (PostgreSQL numbers shortly after the commit: docs/change-feed.md "Change log"), so "now" is past it.
       const numbered = await openFeed(url, auth, '?after=0')
       await numbered.waitFor(1)
       numbered.close()

@@ -10,7 +10,7 @@ import type { RunningServer } from '../../support/server.js'
 import { describeEachEngineServer } from '../../support/suite.js'
 
 /**
- * Lists with query parameters on the real process, on each engine (README "Large collections and
+ * Lists with query parameters on the real process, on each engine (docs/api.md "Large collections and
  * concurrent edits"): pages asked back to back on one connection (HTTP pipelining) are each read
  * whole, so one never finds the statement of another still busy; a filtered or sorted list
  * without `limit` is read page by page and streamed like the whole list, never built whole.

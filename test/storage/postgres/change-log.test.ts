@@ -47,7 +47,7 @@ describe('the change log under concurrent writers on two instances [postgres]', 
         }
       }
       await Promise.all(Array.from({ length: 16 }, (_, n) => writer(n % 2 === 0 ? a : b, n)))
-      // Every write is acknowledged; the numbering follows shortly (README "Change log").
+      // Every write is acknowledged; the numbering follows shortly (docs/change-feed.md "Change log").
       await eventually('every change numbered', async () => (await reader.changes.numberingLag()).waiting === 0, 5000)
       writing = false
       const last = await poll

@@ -13,7 +13,7 @@ import { removeDirectory, temporaryDirectory } from '../../support/server.js'
 
 const book = (n: number) => ({ title: `N${n}`, author: 'A', year: 2000 + n })
 
-describe('the change log numbering on PostgreSQL (README "Change log")', { skip: postgresSkipReason }, () => {
+describe('the change log numbering on PostgreSQL (docs/change-feed.md "Change log")', { skip: postgresSkipReason }, () => {
   const cleanups: Array<() => Promise<void>> = []
   after(async () => {
     for (const cleanup of cleanups.reverse()) await cleanup()
@@ -117,7 +117,7 @@ describe('the change log numbering on PostgreSQL (README "Change log")', { skip:
   })
 })
 
-describe('/metrics: the numbering lag (README "Change log") [postgres]', { skip: postgresSkipReason }, () => {
+describe('/metrics: the numbering lag (docs/change-feed.md "Change log") [postgres]', { skip: postgresSkipReason }, () => {
   test('change_log_unnumbered and change_log_unnumbered_oldest_seconds count the changes waiting for a number', async () => {
     const database = await createPostgresDatabase()
     const blocked = new pg.Client({ connectionString: database.url })

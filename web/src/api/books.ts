@@ -4,11 +4,11 @@ import { call, type Caller } from './request.js'
 export type { Book, BookInput, BookPatch }
 
 /**
- * The list parameters of `GET /books` the page uses (README "Large collections and concurrent
+ * The list parameters of `GET /books` the page uses (docs/api.md "Large collections and concurrent
  * edits"), as text, exactly as they go in the query string.
  */
 export interface ListQuery {
-  /** The search (README "Search"): title and author, ignoring case and diacritics. */
+  /** The search (docs/architecture.md "Search"): title and author, ignoring case and diacritics. */
   q?: string
   title?: string
   author?: string
@@ -51,7 +51,7 @@ export async function listAllBooks(caller: Caller): Promise<Book[]> {
   return (await call<Book[]>(caller, 'GET', '/books')).data
 }
 
-/** A book with the `ETag` of its stored version (README "Large collections and concurrent edits"). */
+/** A book with the `ETag` of its stored version (docs/api.md "Large collections and concurrent edits"). */
 export interface TaggedBook {
   book: Book
   etag: string
@@ -73,7 +73,7 @@ export async function createBook(caller: Caller, input: BookInput, idempotencyKe
 
 /**
  * `POST /book` with `idempotencyKey`: the book, and whether the answer is the key's replayed first
- * answer (`Idempotent-Replayed: true`: stored before, nothing stored now; README "Retries and
+ * answer (`Idempotent-Replayed: true`: stored before, nothing stored now; docs/api.md "Retries and
  * Idempotency-Key").
  */
 export async function createBookOnce(caller: Caller, input: BookInput, idempotencyKey: string): Promise<{ book: Book; replayed: boolean }> {
@@ -92,7 +92,7 @@ export async function deleteBook(caller: Caller, id: number): Promise<void> {
   await call<null>(caller, 'DELETE', bookPath(id))
 }
 
-/** One entry of a book's history (README "History and restore"). */
+/** One entry of a book's history (docs/contract.md "History and restore"). */
 export interface HistoryEntry {
   version: number
   operation: 'created' | 'updated' | 'deleted' | 'restored'

@@ -1,7 +1,7 @@
 import type { Account } from '../../../src/client.js'
 import { ApiError, call, type Caller } from './request.js'
 
-/** The service's message for a wrong current password (README "Accounts and roles"). */
+/** The service's message for a wrong current password (docs/accounts.md "Accounts and roles"). */
 export const WRONG_CURRENT_PASSWORD = 'Current password is incorrect'
 
 /**

@@ -14,7 +14,7 @@ export interface BookMerge {
 const same = (a: unknown, b: unknown) => String(a) === String(b)
 
 /**
- * A three-way merge of a book, field by field (README "Web page", Conflicts): `base` is the
+ * A three-way merge of a book, field by field (docs/web-page.md "Web page", Conflicts): `base` is the
  * version the editor opened, `mine` what the form holds, `theirs` the version stored now. A field
  * only one side changed takes that side's value; a field both changed to the same value keeps it;
  * a field both changed differently is a conflict (`merged` holds mine for it until the person

@@ -3,7 +3,7 @@ import { CsvRowReader, csvCell, ESCAPED_CELL, ndjsonRow, type FileRow } from '..
 import type { Book } from '../api/books.js'
 
 /**
- * The two file formats of `book-service export` and `import` (README "Backups and moving data"), read
+ * The two file formats of `book-service export` and `import` (docs/data.md "Backups and moving data"), read
  * and written in the browser: CSV per RFC 4180 with the header `id,title,author,year`, and NDJSON,
  * one book per line. The CSV is parsed by csv-parse, the parser the command line uses, with the
  * same options, and each row is made into fields by the same rules, so a file reads the same in

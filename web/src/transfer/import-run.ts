@@ -11,7 +11,7 @@ export const IMPORT_CONCURRENCY = 4
 /**
  * The prefix of every `Idempotency-Key` of an import of `content` (the file's bytes): its SHA-256,
  * so the same file gives the same keys, and a re-run after a failure is answered with the first
- * answers instead of creating the books again (README "Web page").
+ * answers instead of creating the books again (docs/web-page.md "Web page").
  * Computed in JavaScript: `crypto.subtle` exists only on HTTPS or localhost pages.
  */
 export function importKeyPrefix(content: Uint8Array): string {

@@ -20,7 +20,7 @@ export function visibleControls(text: string): string {
 }
 
 /**
- * A value a person typed (a title, an author), shown safely in the page (README "Web page"):
+ * A value a person typed (a title, an author), shown safely in the page (docs/web-page.md "Web page"):
  * isolated from the text around it (`<bdi>`, whose direction comes from its own first strong
  * character, so a Hebrew or Arabic title still reads right to left and cannot reorder the row),
  * with each bidirectional formatting character shown as its code point (marked, so it is clear it

@@ -18,7 +18,7 @@ export interface OwnPasswordProps {
 }
 
 /**
- * "Change password", for any role (README "Web page"): the current password and the new one,
+ * "Change password", for any role (docs/web-page.md "Web page"): the current password and the new one,
  * sent to `PUT /users/{username}/password`. The change ends the account's sessions, this one
  * included, so the page signs in again with the new password and the person stays signed in.
  */

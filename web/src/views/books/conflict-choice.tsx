@@ -20,7 +20,7 @@ export interface ConflictChoiceProps {
 }
 
 /**
- * After a 412 `Precondition failed` whose merge found fields both people changed (README "Web
+ * After a 412 `Precondition failed` whose merge found fields both people changed (docs/web-page.md "Web
  * page", Conflicts): those fields side by side, this person's value and the saved one, and the
  * choice for them: keep mine or take the saved values. The fields only one side changed are
  * merged already (named below the table); the choice never undoes them.
