@@ -1,5 +1,5 @@
 /**
- * `npm run bench:history` (docs/contract.md "History and restore", docs/benchmarks.md "History"):
+ * `npm run bench:history` (README "History and restore", docs/benchmarks.md "History"):
  *
  * 1. The first page (`?limit=50`) of the history of a book with 10,000 versions among 1,000,000
  *    changes, on each engine: the log is seeded directly (one book's rows every 100th), then the

@@ -21,7 +21,7 @@ export type { Account, Role }
 /** Webhook endpoints and their deliveries as the service shows them (docs/webhooks.md). */
 export type { CreatedWebhook, Delivery, RotatedSecret, Webhook, WebhookInput, WebhookPatch }
 
-/** One entry of a book's history (docs/contract.md "History and restore"), newest first in a {@link HistoryPage}. */
+/** One entry of a book's history (README "History and restore"), newest first in a {@link HistoryPage}. */
 export interface HistoryEntry {
   /** The book's version after the change; distinct within the book, growing with time. */
   version: number
@@ -88,7 +88,7 @@ export interface BookClient {
   /** `GET /books`: every book, by id ascending. */
   listBooks(): Promise<Book[]>
   /**
-   * `GET /books?q=…` (docs/architecture.md "Search"): every book whose title or author holds each term of `q`
+   * `GET /books?q=…` (docs/search.md "Search"): every book whose title or author holds each term of `q`
    * (ignoring case and diacritics; a double-quoted part is one term; one typo tolerated in terms
    * of 5 or more characters), in relevance order; with `options.sort` (e.g. `-year`) in that order.
    * A `q` longer than 200 characters: a 400 `Invalid input` error.

@@ -3,7 +3,7 @@
  * service on a new database, adding a few books through the API, and photographing the list in
  * Debian's chromium in the light and the dark theme: docs/web-page-light.png and
  * docs/web-page-dark.png (1280 × 720, device scale 1, so they stay small). Then a few changes of
- * "Dune" by two editors, a delete and a restore, and its History view (docs/contract.md "History and
+ * "Dune" by two editors, a delete and a restore, and its History view (README "History and
  * restore"): docs/web-page-history-light.png and docs/web-page-history-dark.png.
  */
 import { fileURLToPath } from 'node:url'

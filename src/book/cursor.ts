@@ -42,7 +42,7 @@ export function decodeCursor(text: string, sort: string, field: SortField): Curs
 }
 
 /**
- * The opaque cursor of a position in a book's history (`GET /book/{id}/history`, docs/contract.md "History
+ * The opaque cursor of a position in a book's history (`GET /book/{id}/history`, README "History
  * and restore"): base64url of the JSON `["history", seq]`, where seq is the change-log number of
  * the last entry of a page; the next page holds the entries before it.
  */

@@ -75,7 +75,7 @@ export interface BookStore {
    */
   deleteIfVersion(id: number, version: number, context: ChangeContext): Promise<'deleted' | 'missing' | 'stale'>
   /**
-   * One page of the history of book `id` (docs/contract.md "History and restore"; ./book-history.ts), newest
+   * One page of the history of book `id` (README "History and restore"; ./book-history.ts), newest
    * first: at most `limit` entries, those changed before change-log number `before`
    * (`HISTORY_START` for the first page). Deleted books keep their history.
    *

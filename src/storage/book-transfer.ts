@@ -40,7 +40,7 @@ export interface BookTransfer {
    */
   pages(): AsyncIterable<Book[]>
   /**
-   * The books `search` finds (docs/architecture.md "Search"), in relevance order, in pages of up to 1,000, from
+   * The books `search` finds (docs/search.md "Search"), in relevance order, in pages of up to 1,000, from
    * one snapshot like {@link pages}; the whole answer is gathered before the first page.
    */
   searchPages(search: Search): AsyncIterable<Book[]>

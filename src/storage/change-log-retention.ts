@@ -45,7 +45,7 @@ export function trimThrough(
 
 /**
  * The retention when none is configured: the defaults of `CHANGE_LOG_MAX_AGE` (366 days, so a
- * book's history reaches back at least a year: docs/contract.md "History and restore") and
+ * book's history reaches back at least a year: README "History and restore") and
  * `CHANGE_LOG_MAX_ROWS` (0, no limit by count: any fixed count would cut the year short for a busy
  * enough collection).
  */

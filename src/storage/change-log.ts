@@ -53,7 +53,7 @@ export interface ChangeContext {
   /** The request's id (`x-request-id`), or null. */
   readonly requestId: string | null
   /**
-   * For a restore (`BookStore.restore`, docs/contract.md "History and restore"): the version of the book's
+   * For a restore (`BookStore.restore`, README "History and restore"): the version of the book's
    * history it brought back; absent or null for every other write. The history shows such a
    * change as `restored`.
    */

@@ -146,7 +146,7 @@ export async function countStatement(engine: Engine, filter: BookFilter): Promis
 }
 
 /**
- * The SELECT of a search's candidates (docs/architecture.md "Search"): the books matching `query`'s other
+ * The SELECT of a search's candidates (docs/search.md "Search"): the books matching `query`'s other
  * filters that the search index finds for `pieces` (from `indexPieces`, storage/search-pieces.ts:
  * for every group, every text of one of its alternatives in the title or the author, in search
  * form), by id. The

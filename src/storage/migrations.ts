@@ -119,7 +119,7 @@ function migrations(engine: Engine, sql: SqlTag): Record<string, MarkedMigration
     '0008_change_history': {
       // Older releases may run on it: they never read the new column, and their writes leave it null.
       olderReleasesMayRun: true,
-      // A book's history (docs/contract.md "History and restore"; src/storage/book-history.ts): the change
+      // A book's history (README "History and restore"; src/storage/book-history.ts): the change
       // context's `restoredFrom` (the version a restore brought back, null for every other change)
       // and the index that makes a book's history, newest first, a range read of that book's rows
       // however long the log.
@@ -133,7 +133,7 @@ function migrations(engine: Engine, sql: SqlTag): Record<string, MarkedMigration
       // Older releases may run on it: on SQLite their writes fire the same triggers, on
       // PostgreSQL the indexes are on expressions of the columns they already write.
       olderReleasesMayRun: true,
-      // The search index of `GET /books?q=…` (docs/architecture.md "Search"; storage/search-sql.ts).
+      // The search index of `GET /books?q=…` (docs/search.md "Search"; storage/search-sql.ts).
       async up(db: Kysely<unknown>) {
         await atomically(db, engine, sql, async () => {
           for (const statement of searchIndexSchema(engine)) await sql.raw(statement).execute(db)
@@ -357,7 +357,7 @@ function searchIndexSchema(engine: Engine): string[] {
          CREATE INDEX books_title_search_trgm ON books USING gin (title_search gin_trgm_ops);
          CREATE INDEX books_author_search_trgm ON books USING gin (author_search gin_trgm_ops);
        ELSE
-         RAISE WARNING 'pg_trgm not installed: GET /books?q= will scan (docs/architecture.md "Search")';
+         RAISE WARNING 'pg_trgm not installed: GET /books?q= will scan (docs/search.md "Search")';
        END IF;
      END $$`
   ]

@@ -39,7 +39,7 @@ function termPieces(term: SearchTerm): string[][] | undefined {
 }
 
 /**
- * What the search index is asked for `search` (docs/architecture.md "Search"): one group per term it can
+ * What the search index is asked for `search` (docs/search.md "Search"): one group per term it can
  * narrow, each a list of alternatives (a book holds every text of at least one). Terms it cannot
  * narrow (one or two characters, or five for their one-edit matches) leave the other terms to
  * narrow the candidates; with no group at all, the search scans.

@@ -54,7 +54,7 @@ function compareKeys(a: number | Buffer, b: number | Buffer): number {
 }
 
 /**
- * The books of a query with a search (docs/architecture.md "Search"): in relevance order (rank, then id) without
+ * The books of a query with a search (docs/search.md "Search"): in relevance order (rank, then id) without
  * `sort`, else in the sort's order (as every list: folded text, year or id, then id), both reversed
  * for a descending sort; only those after `query.after`; at most `query.limit`.
  */

@@ -29,7 +29,7 @@ describe('which rows a retention step removes', () => {
   })
 })
 
-describe('the retention a history needs (docs/contract.md "History and restore")', () => {
+describe('the retention a history needs (README "History and restore")', () => {
   test('maxRows 0: no limit by count, only age removes rows', () => {
     const oldest = [row(1, 7200), row(2, 10), row(3, 10)]
     assert.equal(trimThrough(oldest, 3_000_000_000, NOW, { maxAgeSeconds: 3600, maxRows: 0 }), 1)

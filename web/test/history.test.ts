@@ -6,7 +6,7 @@ import { removeDirectory, startServer, temporaryDirectory, type RunningServer } 
 import { assertNoProblems, launchBrowser, openSignedIn, skip, violationsInBothThemes, watchPage } from './support/browser.js'
 
 /**
- * The History view in Chromium against the real service (docs/contract.md "History and restore"): who
+ * The History view in Chromium against the real service (README "History and restore"): who
  * changed what, newest first, the changed fields marked; an editor restores a version after a
  * confirmation that shows what will change; Undo after a delete brings the book back under its
  * id; a reader sees the history and no restore control; axe in both themes, the keyboard, a

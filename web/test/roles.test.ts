@@ -61,7 +61,7 @@ describe('the web page by role', { timeout: 180_000 }, () => {
     assert.match(await page.locator('.who').innerText(), /Signed in as rita \(reader\)/)
     assert.equal(await page.getByRole('button', { name: /Add a book|Edit|Delete/ }).count(), 0)
     assert.equal(await page.getByRole('checkbox').count(), 0)
-    // The one action a reader has on a book: its History (docs/contract.md "History and restore").
+    // The one action a reader has on a book: its History (README "History and restore").
     assert.deepEqual(await page.locator('td.actions button').allInnerTexts(), ['History'])
     assert.deepEqual(await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allInnerTexts(), ['Books'])
     // Sorting and paging are reading: they stay.

@@ -15,7 +15,7 @@ import { bookCount, progressLine } from '../progress.js'
 export interface ExportOptions {
   format?: BookFileFormat
   output?: string
-  /** Only the books this search finds (docs/architecture.md "Search"), in relevance order. */
+  /** Only the books this search finds (docs/search.md "Search"), in relevance order. */
   q?: string
 }
 
@@ -47,7 +47,7 @@ async function writeBooks(transfer: BookTransfer, out: Writable, format: BookFil
 
 /**
  * `book-service export [--format ndjson|csv] [--output FILE] [--q TEXT]` (docs/data.md "Backups and moving
- * data"): every book (with `--q`, those the search finds, in relevance order: docs/architecture.md "Search"), id
+ * data"): every book (with `--q`, those the search finds, in relevance order: docs/search.md "Search"), id
  * ascending, from one snapshot, streamed page by page to stdout (default) or FILE. The format is
  * `--format`, else the one FILE's extension implies, else NDJSON. A FILE is written under a
  * temporary name (mode 0600) and renamed into place once complete, so it is never half-written;

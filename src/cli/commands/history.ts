@@ -40,7 +40,7 @@ export function historyTable(entries: readonly HistoryEntry[]): string {
 }
 
 /**
- * `book-service history <id> [--json] [--url URL] [--token TOKEN]` (docs/contract.md "History and
+ * `book-service history <id> [--json] [--url URL] [--token TOKEN]` (README "History and
  * restore"): prints the history of book `id` of the running service at URL (default
  * `http://127.0.0.1:PORT`), newest first, as a table, or with `--json` as one NDJSON line per entry
  * (the API's entry: version, operation, at, actor, book). Without `--token` (or

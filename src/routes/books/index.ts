@@ -44,7 +44,7 @@ export async function booksRoutes(app: FastifyInstance, options: BooksOptions): 
   api.get('/book/:id', { schema: schemas.read }, handlers.getBook)
   api.put('/book/:id', { attachValidation: true, schema: schemas.update }, handlers.updateBook)
   api.delete('/book/:id', { schema: schemas.delete }, handlers.deleteBook)
-  // A book's history and its restore (./history.ts, docs/contract.md "History and restore").
+  // A book's history and its restore (./history.ts, README "History and restore").
   const history = historyHandlers(store)
   const historySchemas = historyRouteSchemas()
   api.get('/book/:id/history', { schema: historySchemas.history }, history.bookHistory)

@@ -42,7 +42,7 @@ export const ListParameters = Type.Object(
     q: Type.Optional(
       Type.String({
         description:
-          'Search (docs/architecture.md "Search"): books whose title or author contains every term, ignoring case and diacritics; ' +
+          'Search (docs/search.md "Search"): books whose title or author contains every term, ignoring case and diacritics; ' +
           'terms split on white space, a double-quoted part is one term; an unquoted term of 5 or more characters also ' +
           'matches a word within one edit, ranked after exact matches. Without sort, in relevance order. Empty: ignored. ' +
           `At most ${MAX_SEARCH_LENGTH} characters after trimming.`

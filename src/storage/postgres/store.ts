@@ -124,7 +124,7 @@ export class PostgresBookStore implements BookStore {
     for await (const page of pagesById((after, size) => this.query<Book>(STATEMENTS.page, [after, size]))) yield* page
   }
 
-  /** Reads the candidates of a search (docs/architecture.md "Search"). */
+  /** Reads the candidates of a search (docs/search.md "Search"). */
   private searchCandidates(query: BookQuery): ReadCandidates {
     return async (pieces, afterId, size) => {
       const { sql, parameters } = await searchStatement('postgres', query, pieces, afterId, size)

@@ -158,7 +158,7 @@ export class SqliteBookStore implements BookStore {
     for await (const page of pagesById(this.statements.page)) yield* page
   }
 
-  /** Reads the candidates of a search (docs/architecture.md "Search"), each read one statement taken whole. */
+  /** Reads the candidates of a search (docs/search.md "Search"), each read one statement taken whole. */
   private searchCandidates(query: BookQuery): ReadCandidates {
     return async (pieces, afterId, size) => {
       const { sql, parameters } = await searchStatement('sqlite', query, pieces, afterId, size)

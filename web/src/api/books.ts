@@ -1,14 +1,14 @@
-import type { Book, BookInput, BookPatch } from '../../../src/client.js'
+import type { Book, BookInput, BookPatch, HistoryEntry } from '../../../src/client.js'
 import { call, type Caller } from './request.js'
 
-export type { Book, BookInput, BookPatch }
+export type { Book, BookInput, BookPatch, HistoryEntry }
 
 /**
  * The list parameters of `GET /books` the page uses (docs/api.md "Large collections and concurrent
  * edits"), as text, exactly as they go in the query string.
  */
 export interface ListQuery {
-  /** The search (docs/architecture.md "Search"): title and author, ignoring case and diacritics. */
+  /** The search (docs/search.md "Search"): title and author, ignoring case and diacritics. */
   q?: string
   title?: string
   author?: string
@@ -90,16 +90,6 @@ export async function updateBook(caller: Caller, id: number, patch: BookPatch, e
 /** `DELETE /book/{id}`. */
 export async function deleteBook(caller: Caller, id: number): Promise<void> {
   await call<null>(caller, 'DELETE', bookPath(id))
-}
-
-/** One entry of a book's history (docs/contract.md "History and restore"). */
-export interface HistoryEntry {
-  version: number
-  operation: 'created' | 'updated' | 'deleted' | 'restored'
-  /** RFC 3339 UTC with milliseconds. */
-  at: string
-  actor: string | null
-  book: Book | null
 }
 
 /** One page of a history, newest first, and the `after` of the next page when more follow. */

@@ -43,7 +43,7 @@ export interface BookFiltersProps {
 }
 
 /**
- * The search box (titles and authors, as the API's `q` finds them: docs/architecture.md "Search") and the filters by author
+ * The search box (titles and authors, as the API's `q` finds them: docs/search.md "Search") and the filters by author
  * and year range (`author`, `year_min`, `year_max`), applied as the person types. A year the API
  * would refuse is marked next to its field and not applied. On a phone the filters other than the
  * search box fold behind a "Filters" button (`aria-expanded`), which counts the ones in use.

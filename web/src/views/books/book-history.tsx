@@ -19,7 +19,7 @@ export interface BookHistoryProps {
 }
 
 /**
- * The History view of one book (docs/contract.md "History and restore"), in a dialog: its changes newest
+ * The History view of one book (README "History and restore"), in a dialog: its changes newest
  * first, a page at a time ("Show older changes"), each with who and when and every field, the
  * ones that differ from the version before marked (old value struck through, new one inserted).
  * Editors and admins get a Restore button on each version that holds a book; it first shows what

@@ -27,7 +27,7 @@ export interface BooksViewProps {
 const CHANGE_SETTLE_MS = 150
 /** How long a row changed elsewhere stays highlighted. */
 const HIGHLIGHT_MS = 3000
-/** How long the page offers to undo a delete (docs/contract.md "History and restore"). */
+/** How long the page offers to undo a delete (README "History and restore"). */
 const UNDO_MS = 60_000
 
 /** The list's settings without its position: a new filter or sort starts at the first page. */

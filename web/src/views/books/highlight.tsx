@@ -7,7 +7,7 @@ interface Part {
 }
 
 /**
- * The parts of `text` that the search `q` matches (docs/architecture.md "Search"), found as the API finds them:
+ * The parts of `text` that the search `q` matches (docs/search.md "Search"), found as the API finds them:
  * each term anywhere, ignoring case and diacritics, and for an unquoted term of 5 or more
  * characters with no such occurrence, the words within one edit of it.
  */
