@@ -109,6 +109,8 @@ describe('a database file emptied while the service runs (real process) [sqlite]
     assert.equal(await ready(server), 200)
 
     truncateSync(join(directory, 'books.db'), 0)
+    // Noticed by the next read that reaches the file, or by the check of the file every second.
+    assert.ok(await eventually(async () => (await fetch(`${server.url}/book/1`, { headers: auth })).status === 503), 'GET /book/1 answers 503 within the check')
     for (const path of ['/book/1', '/books', '/books?author=A']) {
       const response = await fetch(`${server.url}${path}`, { headers: auth })
       assert.deepEqual({ status: response.status, body: await response.json() }, { status: 503, body: unavailable }, path)

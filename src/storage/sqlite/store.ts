@@ -141,6 +141,7 @@ export class SqliteBookStore implements BookStore {
   }
 
   async *list(query?: BookQuery): AsyncIterable<Book> {
+    this.assertSound()
     if (query?.search) {
       yield* await searchList(query, query.search, this.searchCandidates(query))
       return
@@ -167,6 +168,7 @@ export class SqliteBookStore implements BookStore {
   }
 
   async count(filter: BookFilter): Promise<number> {
+    this.assertSound()
     if (filter.search) return searchCount(filter, filter.search, this.searchCandidates(filter))
     const { sql, parameters } = await countStatement('sqlite', filter)
     return (this.query(sql).get(...parameters) as { total: number }).total
@@ -232,6 +234,8 @@ export class SqliteBookStore implements BookStore {
    * always sees the latest commit.
    */
   changeMark(): string {
+    // A damaged store's mark matches no other: nothing read before is reused (reads then fail, 503).
+    if (this.damage || isDamaged(this.writes.failing)) return `damaged:${this.writes.commitCount}:${performance.now()}`
     return `${this.writes.commitCount}:${this.statements.dataVersion.get()}`
   }
 
@@ -301,7 +305,19 @@ export class SqliteBookStore implements BookStore {
    * committed; then the books the change log names since {@link seenSeq} leave the cache. The
    * version is read before the log, so a commit landing between the two is looked at again.
    */
+  /**
+   * Throws the store's damage ({@link unavailableFor}) once it is known: found by a read, or by the
+   * writer thread's check of the file (every second: an emptied database file), which this
+   * connection would not notice while it answers from its cache and its log.
+   */
+  private assertSound(): void {
+    if (this.damage) throw this.damage
+    const failing = this.writes.failing
+    if (failing && isDamaged(failing)) throw this.unavailableFor(failing)!
+  }
+
   private catchUp(): void {
+    this.assertSound()
     const version = this.statements.dataVersion.get()!
     if (version === this.seenVersion) return
     this.seenVersion = version

@@ -50,17 +50,24 @@ setInterval(trimStep, options.trimIntervalMs).unref()
 
 /**
  * Checks the files before a batch (and on a timer): the first time one is found removed or
- * replaced, what was committed is saved ({@link keepCommittedData}) and the main thread is told.
+ * replaced, what was committed is saved ({@link keepCommittedData}) and the main thread is told;
+ * an emptied database file is told as damaged (`SQLITE_NOTADB`).
  */
 function checkFiles(): WriteError | undefined {
   if (removed) return removed
   const change = files.changed()
   if (!change) return undefined
-  const kept = keepCommittedData(db, path, change)
-  removed = {
-    name: 'DatabaseFileRemoved',
-    code: 'SQLITE_FILE_REMOVED',
-    message: `the SQLite database ${change.description}: writes are refused until the service is restarted; ${kept}`
+  if (change.database === 'emptied') {
+    // Nothing can be saved into an emptied file (a checkpoint would write part of the database
+    // into it): the store is damaged, as when a read finds it so (damaged-file.ts).
+    removed = { name: 'DatabaseFileDamaged', code: 'SQLITE_NOTADB', message: `the SQLite database ${change.description}` }
+  } else {
+    const kept = keepCommittedData(db, path, change)
+    removed = {
+      name: 'DatabaseFileRemoved',
+      code: 'SQLITE_FILE_REMOVED',
+      message: `the SQLite database ${change.description}: writes are refused until the service is restarted; ${kept}`
+    }
   }
   parentPort!.postMessage({ removed })
   return removed
