@@ -138,6 +138,10 @@ describeEachEngine('GET /books/changes', ({ withFreshApp }) => {
     await withFreshApp(async (app) => {
       const url = await listening(app)
       for (let i = 0; i < 3; i++) await create(app, `Book ${i}`)
+      // On PostgreSQL the changes are numbered just after their commit: wait until all three are.
+      const numbered = await openFeed(url, auth, '?after=0')
+      await numbered.waitFor(3)
+      numbered.close()
       const after = await openFeed(url, auth, '?after=1')
       assert.deepEqual(sequences(await after.waitFor(2)), [2, 3])
       for (const lastEventId of ['999999', 'not-a-number']) {
