@@ -51,7 +51,7 @@ describe('compose.yaml: two instances on PostgreSQL behind HAProxy', () => {
   let token = ''
 
   before(async () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+    const readme = ['README.md', 'docs/container.md'].map((path) => readFileSync(join(ROOT, path), 'utf8')).join('\n')
     assert.match(readme, /^npm run image && npm run image:local-services$/m)
     assert.match(readme, /^POSTGRES_IMAGE=localhost\/book-service-postgres HAPROXY_IMAGE=localhost\/book-service-haproxy podman-compose up -d$/m)
     run('npm', ['run', '--silent', 'image:local-services'], 900_000, { POSTGRES_IMAGE, HAPROXY_IMAGE, BASE_IMAGE })

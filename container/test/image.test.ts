@@ -21,7 +21,8 @@ const VOLUME = `${RUN}-data`
 const FIRST = `${RUN}-first`
 const SECOND = `${RUN}-second`
 
-const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
+// The README and its container page (docs/container.md), where the Podman commands are.
+const README = ['../../README.md', '../../docs/container.md'].map((path) => readFileSync(new URL(path, import.meta.url), 'utf8')).join('\n')
 
 /** The README's `sh` block containing `marker`, and the plain block after it (what it prints). */
 function readmeExample(marker: string): { script: string; shown: string } {
