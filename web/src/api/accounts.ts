@@ -1,4 +1,4 @@
-import type { Account, AccountChange, AccountInput, Role } from '../../../src/client.js'
+import type { Account, AccountChange, AccountInput, Role } from '../../../src/client/index.js'
 import { call, type Caller } from './request.js'
 
 export type { Account, AccountChange, AccountInput, Role }

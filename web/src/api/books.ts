@@ -1,4 +1,4 @@
-import type { Book, BookInput, BookPatch, HistoryEntry } from '../../../src/client.js'
+import type { Book, BookInput, BookPatch, HistoryEntry } from '../../../src/client/index.js'
 import { call, type Caller } from './request.js'
 
 export type { Book, BookInput, BookPatch, HistoryEntry }

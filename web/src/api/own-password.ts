@@ -1,4 +1,4 @@
-import type { Account } from '../../../src/client.js'
+import type { Account } from '../../../src/client/index.js'
 import { ApiError, call, type Caller } from './request.js'
 
 /** The service's message for a wrong current password (docs/accounts.md "Accounts and roles"). */

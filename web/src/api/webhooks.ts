@@ -1,4 +1,4 @@
-import type { CreatedWebhook, Delivery, Webhook, WebhookInput, WebhookPatch } from '../../../src/client.js'
+import type { CreatedWebhook, Delivery, Webhook, WebhookInput, WebhookPatch } from '../../../src/client/index.js'
 import { call, type Caller } from './request.js'
 
 export type { CreatedWebhook, Delivery, Webhook, WebhookInput, WebhookPatch }

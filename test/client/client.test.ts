@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { BookServiceError, createClient, type Book, type BookChangeEvent } from '../src/client.js'
-import { TEST_PASSWORD, signToken } from './support/app.js'
-import { eventually } from './support/client.js'
-import { startProxy } from './support/proxy.js'
-import { removeDirectory, startServer, temporaryDirectory, type RunningServer } from './support/server.js'
+import { BookServiceError, createClient, type Book, type BookChangeEvent } from '../../src/client/index.js'
+import { TEST_PASSWORD, signToken } from '../support/app.js'
+import { eventually } from '../support/client.js'
+import { startProxy } from '../support/proxy.js'
+import { removeDirectory, startServer, temporaryDirectory, type RunningServer } from '../support/server.js'
 
 /** Resolves with the BookServiceError `promise` rejects with (fails if it resolves or rejects otherwise). */
 async function failure(promise: Promise<unknown>): Promise<BookServiceError> {
@@ -30,7 +30,7 @@ describe('the typed client against the real server', () => {
   })
 
   test('the built package entry exports the client', async () => {
-    const entry = '../dist/client.js'
+    const entry = '../../dist/client/index.js'
     const built = (await import(entry)) as Record<string, unknown>
     assert.equal(typeof built.createClient, 'function')
     assert.equal(typeof built.BookServiceError, 'function')

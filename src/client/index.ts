@@ -1,13 +1,13 @@
 /**
  * The package entry (`book-service` in package.json "main"/"types"): a small typed client of the
  * service ({@link createClient}) and the Book and Account types. Its imports are types, and the
- * change feed's reader (./client-subscription.ts, with the event-stream parser), so importing it
+ * change feed's reader (./subscription.ts, with the event-stream parser), so importing it
  * loads no server code.
  */
-import type { Account, Role } from './account/schema.js'
-import type { Book, BookInput, BookPatch } from './book/schema.js'
-import { followChanges, type BookChangeEvent, type SubscribeOptions } from './client-subscription.js'
-import type { CreatedWebhook, Delivery, RotatedSecret, Webhook, WebhookInput, WebhookPatch } from './webhooks/schema.js'
+import type { Account, Role } from '../account/schema.js'
+import type { Book, BookInput, BookPatch } from '../book/schema.js'
+import { followChanges, type BookChangeEvent, type SubscribeOptions } from './subscription.js'
+import type { CreatedWebhook, Delivery, RotatedSecret, Webhook, WebhookInput, WebhookPatch } from '../webhooks/schema.js'
 
 /** The change feed's events and `subscribe`'s options (docs/change-feed.md "Change feed"). */
 export type { BookChangeEvent, SubscribeOptions }
