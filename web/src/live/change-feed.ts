@@ -1,4 +1,4 @@
-import type { Book } from '../api/books.js'
+import type { Book } from '../../../src/client/index.js'
 import { EventStreamParser, type StreamEvent } from '../../../src/client/event-stream.js'
 
 /** Where the change feed is (`docs/contract.md` "Other representations"). */
