@@ -12,7 +12,7 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import pg from 'pg'
-import { EventStreamParser } from '../src/feed/event-stream.js'
+import { EventStreamParser } from '../src/client/event-stream.js'
 import { freePort, startProcess, startService, type Target } from './processes.js'
 import { createPostgresDatabase, seedPostgres } from './seed.js'
 

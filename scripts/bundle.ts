@@ -8,7 +8,7 @@
  * Each entry stays what its source says: `cli/runtime.js` first (the Node.js version check, the
  * compile cache), then the rest of the service with `import()`, which the bundle keeps as a chunk
  * loaded only then, so the cache is on before that chunk is compiled. What stays as `tsc` wrote
- * it: the typed client (`dist/client.js`, the package entry) and every declaration file.
+ * it: the typed client (`dist/client/index.js`, the package entry) and every declaration file.
  *
  * Layout rules the bundled code relies on: every output sits directly in `dist/`, beside the
  * entries, so `new URL('../package.json', import.meta.url)` (the version) still names the

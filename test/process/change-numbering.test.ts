@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import pg from 'pg'
-import type { StreamEvent } from '../../src/feed/event-stream.js'
+import type { StreamEvent } from '../../src/client/event-stream.js'
 import { authHeaders } from '../support/app.js'
 import { openFeed, sequences } from '../support/change-feed.js'
 import { eventually } from '../support/client.js'

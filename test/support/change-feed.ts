@@ -1,5 +1,5 @@
 import { request, type IncomingHttpHeaders } from 'node:http'
-import { EventStreamParser, type StreamEvent } from '../../src/feed/event-stream.js'
+import { EventStreamParser, type StreamEvent } from '../../src/client/event-stream.js'
 
 /** A `GET /books/changes` stream opened by {@link openFeed}, read as it comes. */
 export interface OpenFeed {

@@ -1,6 +1,6 @@
 import type { ComponentType } from 'preact'
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks'
-import type { Caller } from './api/request.js'
+import { pageClient } from './api/client.js'
 import { useChangeFeed } from './live/use-change-feed.js'
 import { useRoute } from './routing/use-route.js'
 import type { Route, View } from './routing/view-state.js'
@@ -106,15 +106,15 @@ function SignedIn({ session, endSession, replaceToken }: SignedInProps) {
     const timer = setTimeout(() => announce(''), STATUS_MS)
     return () => clearTimeout(timer)
   }, [status])
-  const caller = useMemo<Caller>(() => ({ token: session.token, onUnauthorized: () => endSession(strings.session.ended) }), [session])
+  const client = useMemo(() => pageClient({ token: session.token, onUnauthorized: () => endSession(strings.session.ended) }), [session])
   // Changing one's own password revokes the token the feed streams with: its 401 then is expected
   // (the page signs in again with the new password), not the session's end.
   const feed = useChangeFeed(session.token, () => {
     if (!passwordDialogOpen.current) endSession(strings.session.ended)
   })
   const ui = useMemo<Ui>(
-    () => ({ session, caller, announce, subscribe: feed.subscribe, feedState: feed.state }),
-    [session, caller, feed.state]
+    () => ({ session, client, endSession: () => endSession(strings.session.ended), announce, subscribe: feed.subscribe, feedState: feed.state }),
+    [session, client, feed.state]
   )
   const views: View[] = ['books', ...(session.rights.admin ? ['accounts' as const] : []), ...(session.rights.write ? ['transfer' as const] : []), ...(session.rights.admin ? ['webhooks' as const] : [])]
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
 import { describe, test } from 'node:test'
+import { pageClient } from '../src/api/client.js'
 import { IMPORT_CONCURRENCY, importKeyPrefix, rowKey, runImport } from '../src/transfer/import-run.js'
 import { signToken } from '../../test/support/app.js'
 import { describeEachEngineServer } from '../../test/support/suite.js'
@@ -41,7 +42,7 @@ describe('sending an import', () => {
   test('each row once, with its key, a few at a time, with progress', async () => {
     const { fetch, requests, most } = service(() => 201)
     const progress: number[] = []
-    const outcome = await runImport({ token: 't', fetch }, rows(30), 'import-abc', (done) => progress.push(done))
+    const outcome = await runImport(pageClient({ token: 't', fetch }), rows(30), 'import-abc', (done) => progress.push(done))
     assert.deepEqual(outcome, { stored: 30, alreadyStored: 0, refused: [], unsent: [] })
     assert.deepEqual(requests.map((request) => request.key).sort(), rows(30).map((row) => `import-abc-line-${row.line}`).sort())
     assert.ok(most() <= IMPORT_CONCURRENCY && most() > 1, `${most()} in flight`)
@@ -50,14 +51,14 @@ describe('sending an import', () => {
 
   test('refused rows (4xx) apart from rows to send again (network, 5xx)', async () => {
     const { fetch } = service((body) => (body.title === 'Book 3' ? 400 : body.title === 'Book 5' ? 503 : body.title === 'Book 6' ? 0 : 201))
-    const outcome = await runImport({ token: 't', fetch }, rows(6), 'k', () => {})
+    const outcome = await runImport(pageClient({ token: 't', fetch }), rows(6), 'k', () => {})
     assert.deepEqual(outcome, { stored: 3, alreadyStored: 0, refused: [{ line: 3, message: 'Invalid input' }], unsent: [5, 6] })
   })
 
   test('a 401 ends the session and stops the import: the rest is reported unsent', async () => {
     let ended = 0
     const { fetch, requests } = service((body) => (body.title === 'Book 4' ? 401 : 201))
-    const outcome = await runImport({ token: 't', fetch, onUnauthorized: () => ended++ }, rows(40), 'k', () => {})
+    const outcome = await runImport(pageClient({ token: 't', fetch, onUnauthorized: () => ended++ }), rows(40), 'k', () => {})
     assert.equal(ended, 1)
     assert.ok(requests.length < 40)
     assert.equal(outcome.stored + outcome.unsent.length, 40)
@@ -77,10 +78,10 @@ describeEachEngineServer('re-importing a file after lost answers', ({ server }) 
       if (++sent % 3 === 0) throw new TypeError('fetch failed')
       return response
     }) as unknown as typeof globalThis.fetch
-    const first = await runImport({ token, fetch: losing }, rows(30), prefix, () => {})
+    const first = await runImport(pageClient({ token, fetch: losing }), rows(30), prefix, () => {})
     assert.equal(first.stored, 20)
     assert.equal(first.unsent.length, 10)
-    const again = await runImport({ token, fetch: (async (path: string, init: RequestInit) => fetch(`${server().url}${path}`, init)) as typeof globalThis.fetch }, rows(30), prefix, () => {})
+    const again = await runImport(pageClient({ token, fetch: (async (path: string, init: RequestInit) => fetch(`${server().url}${path}`, init)) as typeof globalThis.fetch }), rows(30), prefix, () => {})
     // The 20 answers the page saw are replayed (marked `Idempotent-Replayed`); the 10 lost ones too:
     // the service stored them the first time. Nothing is new.
     assert.deepEqual(again, { stored: 0, alreadyStored: 30, refused: [], unsent: [] })

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { nextAfter } from '../src/api/books.js'
+import { nextCursor } from '../../src/client/answer.js'
 import { apiQuery, cleanQuery, hashOf, parseHash } from '../src/routing/view-state.js'
 
 describe('the view in the URL', () => {
@@ -24,8 +24,8 @@ describe('the view in the URL', () => {
   })
 
   test('the next page’s position comes from the Link header', () => {
-    assert.equal(nextAfter('</books?sort=title&limit=1&after=WyJ0aXRsZSIsImJlbG92ZWQiLDJd>; rel="next"'), 'WyJ0aXRsZSIsImJlbG92ZWQiLDJd')
-    assert.equal(nextAfter(null), undefined)
-    assert.equal(nextAfter('</books?after=3>; rel="prev"'), undefined)
+    assert.equal(nextCursor('</books?sort=title&limit=1&after=WyJ0aXRsZSIsImJlbG92ZWQiLDJd>; rel="next"'), 'WyJ0aXRsZSIsImJlbG92ZWQiLDJd')
+    assert.equal(nextCursor(null), undefined)
+    assert.equal(nextCursor('</books?after=3>; rel="prev"'), undefined)
   })
 })

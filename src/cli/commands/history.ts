@@ -1,6 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander'
 import { createTokenSigner } from '../../auth/tokens.js'
-import { createClient, type HistoryEntry } from '../../client.js'
+import { createClient, type HistoryEntry } from '../../client/index.js'
 import { configOrExit, fail, secretOrExit } from '../exit.js'
 import { CONFIGURATION_HELP } from '../help.js'
 

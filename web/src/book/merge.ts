@@ -1,4 +1,4 @@
-import type { BookInput } from '../../../src/client.js'
+import type { BookInput } from '../../../src/client/index.js'
 import { BOOK_FIELDS, type BookField } from './rules.js'
 
 /** The outcome of {@link mergeBooks}. */

@@ -1,5 +1,5 @@
-import type { Book } from '../api/books.js'
-import { EventStreamParser, type StreamEvent } from '../../../src/feed/event-stream.js'
+import type { Book } from '../../../src/client/index.js'
+import { EventStreamParser, type StreamEvent } from '../../../src/client/event-stream.js'
 
 /** Where the change feed is (`docs/contract.md` "Other representations"). */
 export const CHANGE_FEED_PATH = '/books/changes'

@@ -1,6 +1,6 @@
 import { allows } from '../../../src/auth/roles.js'
 import { RoleName } from '../../../src/account/schema.js'
-import type { Role } from '../api/accounts.js'
+import type { Role } from '../../../src/client/index.js'
 import { readClaims } from './claims.js'
 
 /** The roles the service knows, from the account schema (`src/account/schema.ts`). */

@@ -1,7 +1,6 @@
 import { sha256 } from '@noble/hashes/sha2.js'
 import { bytesToHex } from '@noble/hashes/utils.js'
-import { createBookOnce } from '../api/books.js'
-import { ApiError, type Caller } from '../api/request.js'
+import { BookServiceError, type BookClient } from '../../../src/client/index.js'
 import { runLimited } from '../api/run-limited.js'
 import type { ImportRow } from './import-check.js'
 
@@ -41,7 +40,7 @@ class Stopped extends Error {}
 
 /** Statuses after which the same request may succeed later: not a refusal of the row. */
 function retryable(error: unknown): boolean {
-  return error instanceof Stopped || !(error instanceof ApiError) || error.status >= 500 || [401, 408, 409, 429].includes(error.status)
+  return error instanceof Stopped || !(error instanceof BookServiceError) || error.status >= 500 || [401, 408, 409, 429].includes(error.status)
 }
 
 /**
@@ -50,7 +49,7 @@ function retryable(error: unknown): boolean {
  * rows not yet sent are reported as unsent.
  */
 export async function runImport(
-  caller: Caller,
+  client: BookClient,
   rows: ImportRow[],
   keyPrefix: string,
   onProgress: (done: number, total: number) => void
@@ -61,9 +60,9 @@ export async function runImport(
   const results = await runLimited(rows, IMPORT_CONCURRENCY, async (row) => {
     if (stopped) throw new Stopped()
     try {
-      return await createBookOnce(caller, row.book, rowKey(keyPrefix, row.line))
+      return await client.createBookOnce(row.book, rowKey(keyPrefix, row.line))
     } catch (error) {
-      if (error instanceof ApiError && error.status === 401) stopped = true
+      if (error instanceof BookServiceError && error.status === 401) stopped = true
       throw error
     } finally {
       onProgress(++done, rows.length)
@@ -73,7 +72,7 @@ export async function runImport(
     const { line } = rows[index]!
     if (result.status === 'fulfilled') outcome[result.value.replayed ? 'alreadyStored' : 'stored']++
     else if (retryable(result.reason)) outcome.unsent.push(line)
-    else outcome.refused.push({ line, message: (result.reason as ApiError).message })
+    else outcome.refused.push({ line, message: (result.reason as BookServiceError).message })
   })
   return outcome
 }

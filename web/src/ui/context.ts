@@ -1,6 +1,6 @@
 import { createContext } from 'preact'
 import { useContext } from 'preact/hooks'
-import type { Caller } from '../api/request.js'
+import type { BookClient } from '../../../src/client/index.js'
 import type { BookChange, FeedState } from '../live/change-feed.js'
 import type { Session } from '../session/session.js'
 
@@ -8,7 +8,9 @@ import type { Session } from '../session/session.js'
 export interface Ui {
   session: Session
   /** Calls the service with the session's token; a 401 ends the session. */
-  caller: Caller
+  client: BookClient
+  /** Ends the session, as a 401 does. */
+  endSession: () => void
   /** Says `text` in the page's status line (read out by screen readers). */
   announce: (text: string) => void
   /** Calls `listener` with each change of the live feed; returns the unsubscribe. */

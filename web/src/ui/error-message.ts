@@ -1,4 +1,4 @@
-import { ApiError, NetworkError } from '../api/request.js'
+import { BookServiceError, NetworkError } from '../../../src/client/index.js'
 import { strings } from '../strings/index.js'
 
 /**
@@ -7,7 +7,7 @@ import { strings } from '../strings/index.js'
  */
 export function errorMessage(error: unknown): string {
   if (error instanceof NetworkError) return strings.errors.network
-  if (error instanceof ApiError) {
+  if (error instanceof BookServiceError) {
     if (error.status === 403) return strings.errors.forbidden
     if (error.status === 413) return strings.errors.tooLarge
     if (error.status === 503) return strings.errors.unavailable

@@ -1,8 +1,7 @@
 import { useState } from 'preact/hooks'
 import { validPassword } from '../accounts/rules.js'
-import { login } from '../api/login.js'
-import { changeOwnPassword, WRONG_CURRENT_PASSWORD } from '../api/own-password.js'
-import { ApiError } from '../api/request.js'
+import { BookServiceError, WRONG_CURRENT_PASSWORD } from '../../../src/client/index.js'
+import { login } from '../api/client.js'
 import { strings } from '../strings/index.js'
 import { useUi } from '../ui/context.js'
 import { errorMessage } from '../ui/error-message.js'
@@ -23,7 +22,7 @@ export interface OwnPasswordProps {
  * included, so the page signs in again with the new password and the person stays signed in.
  */
 export function OwnPassword({ onClose, onChanged }: OwnPasswordProps) {
-  const { caller, session } = useUi()
+  const { client, endSession, session } = useUi()
   const [current, setCurrent] = useState('')
   const [next, setNext] = useState('')
   const [submitted, setSubmitted] = useState(false)
@@ -39,20 +38,20 @@ export function OwnPassword({ onClose, onChanged }: OwnPasswordProps) {
     if (current === '' || !validPassword(next)) return
     setBusy(true)
     try {
-      await changeOwnPassword(caller, session.username, current, next)
+      await client.changeOwnPassword(session.username, current, next)
     } catch (error) {
       setBusy(false)
-      if (error instanceof ApiError && error.status === 401 && error.message === WRONG_CURRENT_PASSWORD) setCurrentError(strings.ownPassword.wrongCurrent)
-      else if (error instanceof ApiError && error.status === 429) setMessage(strings.signIn.tooMany)
-      else if (error instanceof ApiError && error.status === 400) setMessage(strings.accounts.invalid)
-      else if (!(error instanceof ApiError && error.status === 401)) setMessage(errorMessage(error))
+      if (error instanceof BookServiceError && error.status === 401 && error.message === WRONG_CURRENT_PASSWORD) setCurrentError(strings.ownPassword.wrongCurrent)
+      else if (error instanceof BookServiceError && error.status === 429) setMessage(strings.signIn.tooMany)
+      else if (error instanceof BookServiceError && error.status === 400) setMessage(strings.accounts.invalid)
+      else if (!(error instanceof BookServiceError && error.status === 401)) setMessage(errorMessage(error))
       return
     }
     try {
       onChanged(await login(session.username, next))
     } catch {
       // Changed, but signing in again failed (a login limit): the old session is revoked anyway.
-      caller.onUnauthorized?.()
+      endSession()
     }
   }
 

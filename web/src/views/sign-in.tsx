@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
-import { login } from '../api/login.js'
-import { ApiError } from '../api/request.js'
+import { login } from '../api/client.js'
+import { BookServiceError } from '../../../src/client/index.js'
 import { strings } from '../strings/index.js'
 import { errorMessage } from '../ui/error-message.js'
 import { Field } from '../ui/field.js'
@@ -33,8 +33,8 @@ export function SignIn({ notice, onSignedIn }: SignInProps) {
       onSignedIn(await login(username, password))
     } catch (failure) {
       setBusy(false)
-      if (failure instanceof ApiError && failure.status === 401) setError(strings.signIn.invalid)
-      else if (failure instanceof ApiError && failure.status === 429) setError(strings.signIn.tooMany)
+      if (failure instanceof BookServiceError && failure.status === 401) setError(strings.signIn.invalid)
+      else if (failure instanceof BookServiceError && failure.status === 429) setError(strings.signIn.tooMany)
       else setError(errorMessage(failure))
     }
   }

@@ -1,6 +1,5 @@
 import { useState } from 'preact/hooks'
-import { deleteAccount, updateAccount, type Account, type Role } from '../../api/accounts.js'
-import { ApiError } from '../../api/request.js'
+import { BookServiceError, type Account, type Role } from '../../../../src/client/index.js'
 import { validPassword } from '../../accounts/rules.js'
 import { strings } from '../../strings/index.js'
 import { useUi } from '../../ui/context.js'
@@ -26,7 +25,7 @@ export interface AccountDialogProps {
  * meanwhile) is shown in the dialog, which stays open.
  */
 export function AccountDialog({ action, onClose, onDone }: AccountDialogProps) {
-  const { caller } = useUi()
+  const { client } = useUi()
   const { account, kind } = action
   const [role, setRole] = useState<Role>(account.role)
   const [password, setPassword] = useState('')
@@ -42,18 +41,18 @@ export function AccountDialog({ action, onClose, onDone }: AccountDialogProps) {
     setMessage(undefined)
     try {
       if (kind === 'delete') {
-        await deleteAccount(caller, account.username)
+        await client.deleteUser(account.username)
         onDone(strings.accounts.deleted(account.username))
       } else if (kind === 'role') {
-        const changed = await updateAccount(caller, account.username, { role })
+        const changed = await client.updateUser(account.username, { role })
         onDone(strings.accounts.roleChanged(changed.username, strings.accounts.roles[changed.role]))
       } else {
-        await updateAccount(caller, account.username, { password })
+        await client.updateUser(account.username, { password })
         onDone(strings.accounts.passwordReset(account.username))
       }
     } catch (error) {
       setBusy(false)
-      if (!(error instanceof ApiError && error.status === 401)) setMessage(accountErrorMessage(error))
+      if (!(error instanceof BookServiceError && error.status === 401)) setMessage(accountErrorMessage(error))
     }
   }
 

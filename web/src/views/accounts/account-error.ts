@@ -1,4 +1,4 @@
-import { ApiError } from '../../api/request.js'
+import { BookServiceError } from '../../../../src/client/index.js'
 import { strings } from '../../strings/index.js'
 import { errorMessage } from '../../ui/error-message.js'
 
@@ -7,7 +7,7 @@ import { errorMessage } from '../../ui/error-message.js'
  * service's exact messages (`User already exists`, `Cannot remove the last admin`), 404, 400.
  */
 export function accountErrorMessage(error: unknown): string {
-  if (error instanceof ApiError) {
+  if (error instanceof BookServiceError) {
     if (error.status === 409) return error.message === 'Cannot remove the last admin' ? strings.accounts.lastAdmin : strings.accounts.exists
     if (error.status === 404) return strings.accounts.notFound
     if (error.status === 400) return strings.accounts.invalid

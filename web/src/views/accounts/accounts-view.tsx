@@ -1,5 +1,5 @@
 import { useEffect, useReducer, useState } from 'preact/hooks'
-import { listAccounts, type Account } from '../../api/accounts.js'
+import type { Account } from '../../../../src/client/index.js'
 import { strings } from '../../strings/index.js'
 import { useUi } from '../../ui/context.js'
 import { errorMessage } from '../../ui/error-message.js'
@@ -15,7 +15,7 @@ const dateFormat = new Intl.DateTimeFormat(strings.locale, { dateStyle: 'medium'
  * as messages, the last admin's 409 included.
  */
 export function AccountsView() {
-  const { caller, announce } = useUi()
+  const { client, announce } = useUi()
   const [accounts, setAccounts] = useState<Account[]>()
   const [error, setError] = useState<string>()
   const [reloads, reload] = useReducer((count: number, _action: void) => count + 1, 0)
@@ -23,7 +23,7 @@ export function AccountsView() {
 
   useEffect(() => {
     let current = true
-    listAccounts(caller).then(
+    client.listUsers().then(
       (list) => {
         if (!current) return
         setAccounts(list)

@@ -1,6 +1,5 @@
 import { useState } from 'preact/hooks'
-import { createAccount, type Account, type Role } from '../../api/accounts.js'
-import { ApiError } from '../../api/request.js'
+import { BookServiceError, type Account, type Role } from '../../../../src/client/index.js'
 import { validPassword, validUsername } from '../../accounts/rules.js'
 import { strings } from '../../strings/index.js'
 import { useUi } from '../../ui/context.js'
@@ -11,7 +10,7 @@ import { RoleSelect } from './role-select.js'
 
 /** The form that adds an account (`POST /users`), checked with the account schema's rules first. */
 export function AddAccount({ onAdded }: { onAdded: (account: Account) => void }) {
-  const { caller } = useUi()
+  const { client } = useUi()
   const [username, setUsername] = useState('')
   const [password, setPassword] = useState('')
   const [role, setRole] = useState<Role>('reader')
@@ -27,13 +26,13 @@ export function AddAccount({ onAdded }: { onAdded: (account: Account) => void })
     setBusy(true)
     setMessage(undefined)
     try {
-      const account = await createAccount(caller, { username, password, role })
+      const account = await client.createUser({ username, password, role })
       setUsername('')
       setPassword('')
       setSubmitted(false)
       onAdded(account)
     } catch (error) {
-      if (!(error instanceof ApiError && error.status === 401)) setMessage(accountErrorMessage(error))
+      if (!(error instanceof BookServiceError && error.status === 401)) setMessage(accountErrorMessage(error))
     } finally {
       setBusy(false)
     }

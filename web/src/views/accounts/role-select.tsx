@@ -1,5 +1,5 @@
 import { useId } from 'preact/hooks'
-import type { Role } from '../../api/accounts.js'
+import type { Role } from '../../../../src/client/index.js'
 import { ROLE_NAMES } from '../../session/session.js'
 import { strings } from '../../strings/index.js'
 

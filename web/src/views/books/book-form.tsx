@@ -1,6 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
-import { createBook, getBook, updateBook, type Book, type BookInput, type TaggedBook } from '../../api/books.js'
-import { ApiError } from '../../api/request.js'
+import { BookServiceError, type Book, type BookInput, type TaggedBook } from '../../../../src/client/index.js'
 import { mergeBooks, type BookMerge } from '../../book/merge.js'
 import { failureMessage } from '../../book/messages.js'
 import { BOOK_FIELDS, checkBook, yearBounds, yearFromText, type BookField } from '../../book/rules.js'
@@ -51,7 +50,7 @@ function randomKey(): string {
  * the same for the same fields, so pressing Save again after a lost answer stores it once.
  */
 export function BookForm({ id, onClose, onDone, onChangedElsewhere }: BookFormProps) {
-  const { caller, subscribe } = useUi()
+  const { client, subscribe } = useUi()
   const [draft, setDraft] = useState<Draft>({ title: '', author: '', year: '' })
   const [etag, setEtag] = useState<string>()
   const [loading, setLoading] = useState(id !== undefined)
@@ -76,7 +75,7 @@ export function BookForm({ id, onClose, onDone, onChangedElsewhere }: BookFormPr
 
   useEffect(() => {
     if (id === undefined) return
-    getBook(caller, id).then(
+    client.getTaggedBook(id).then(
       (current) => {
         busy.current = false
         setDraft(draftOf(current.book))
@@ -87,7 +86,7 @@ export function BookForm({ id, onClose, onDone, onChangedElsewhere }: BookFormPr
       (error: unknown) => {
         busy.current = false
         setLoading(false)
-        if (error instanceof ApiError && error.status === 404) setDeleted(true)
+        if (error instanceof BookServiceError && error.status === 404) setDeleted(true)
         else setMessage(errorMessage(error))
       }
     )
@@ -119,12 +118,12 @@ export function BookForm({ id, onClose, onDone, onChangedElsewhere }: BookFormPr
       if (id === undefined || asNew) {
         const body = JSON.stringify(book)
         if (!keys.current.has(body)) keys.current.set(body, randomKey())
-        onDone(await createBook(caller, book, keys.current.get(body)), 'created')
+        onDone(await client.createBook(book, { idempotencyKey: keys.current.get(body) }), 'created')
       } else {
-        onDone((await updateBook(caller, id, book, version ?? etag ?? '*')).book, merged ? 'merged' : 'saved')
+        onDone(await client.updateBook(id, book, { ifMatch: version ?? etag ?? '*' }), merged ? 'merged' : 'saved')
       }
     } catch (error) {
-      if (!(error instanceof ApiError)) setMessage(errorMessage(error))
+      if (!(error instanceof BookServiceError)) setMessage(errorMessage(error))
       else if (error.status === 412 && id !== undefined) await mergeWithStored(id, book, merged)
       else if (error.status === 404 && id !== undefined) showDeleted()
       else if (error.status === 400) setMessage(strings.form.refused(error.message))
@@ -143,9 +142,9 @@ export function BookForm({ id, onClose, onDone, onChangedElsewhere }: BookFormPr
   async function mergeWithStored(bookId: number, mine: BookInput, mergedBefore: boolean) {
     let stored: TaggedBook
     try {
-      stored = await getBook(caller, bookId)
+      stored = await client.getTaggedBook(bookId)
     } catch (error) {
-      if (error instanceof ApiError && error.status === 404) showDeleted()
+      if (error instanceof BookServiceError && error.status === 404) showDeleted()
       else setMessage(errorMessage(error))
       return
     }

@@ -1,6 +1,5 @@
 import { useEffect, useReducer, useState } from 'preact/hooks'
-import { bookHistory, getBook, restoreBook, type Book, type HistoryEntry, type TaggedBook } from '../../api/books.js'
-import { ApiError } from '../../api/request.js'
+import { BookServiceError, type Book, type HistoryEntry, type TaggedBook } from '../../../../src/client/index.js'
 import { BOOK_FIELDS } from '../../book/rules.js'
 import { strings } from '../../strings/index.js'
 import { useUi } from '../../ui/context.js'
@@ -28,7 +27,7 @@ export interface BookHistoryProps {
  * control. Changes from the live feed to this book re-read the history.
  */
 export function BookHistory({ id, onClose, onRestored }: BookHistoryProps) {
-  const { caller, session, announce, subscribe } = useUi()
+  const { client, session, announce, subscribe } = useUi()
   const write = session.rights.write
   const [entries, setEntries] = useState<HistoryEntry[]>([])
   const [next, setNext] = useState<string>()
@@ -40,11 +39,11 @@ export function BookHistory({ id, onClose, onRestored }: BookHistoryProps) {
   useEffect(() => {
     let current = true
     setState({ loading: true })
-    bookHistory(caller, id, HISTORY_PAGE).then(
+    client.history(id, { limit: HISTORY_PAGE }).then(
       (page) => {
         if (!current) return
         setEntries(page.entries)
-        setNext(page.next)
+        setNext(page.cursor)
         setState({ loading: false })
       },
       (error: unknown) => current && setState({ loading: false, error: errorMessage(error) })
@@ -60,9 +59,9 @@ export function BookHistory({ id, onClose, onRestored }: BookHistoryProps) {
     if (next === undefined) return
     setState({ loading: true })
     try {
-      const page = await bookHistory(caller, id, HISTORY_PAGE, next)
+      const page = await client.history(id, { limit: HISTORY_PAGE, cursor: next })
       setEntries((shown) => [...shown, ...page.entries])
-      setNext(page.next)
+      setNext(page.cursor)
       setState({ loading: false })
     } catch (error) {
       setState({ loading: false, error: errorMessage(error) })
@@ -73,9 +72,9 @@ export function BookHistory({ id, onClose, onRestored }: BookHistoryProps) {
     setNotice(undefined)
     let current: TaggedBook | undefined
     try {
-      current = await getBook(caller, id)
+      current = await client.getTaggedBook(id)
     } catch (error) {
-      if (!(error instanceof ApiError && error.status === 404)) {
+      if (!(error instanceof BookServiceError && error.status === 404)) {
         setNotice(errorMessage(error))
         return
       }
@@ -88,13 +87,13 @@ export function BookHistory({ id, onClose, onRestored }: BookHistoryProps) {
     const { entry, current } = confirming
     setConfirming({ ...confirming, busy: true })
     try {
-      const { book } = await restoreBook(caller, id, entry.version, current?.etag)
+      const book = await client.restore(id, entry.version, { ifMatch: current?.etag })
       setConfirming(undefined)
       announce(strings.history.restored(book.title, entry.version))
       onRestored(book)
       reload()
     } catch (error) {
-      if (error instanceof ApiError && error.status === 412) {
+      if (error instanceof BookServiceError && error.status === 412) {
         setConfirming(undefined)
         setNotice(strings.history.stale)
         reload()

@@ -40,7 +40,7 @@ const filterKey = (query: ListQuery) => JSON.stringify(apiQuery({ ...query, afte
  * re-read the page, and mark the row being edited when someone else changed it.
  */
 export function BooksView({ query, navigate }: BooksViewProps) {
-  const { caller, session, announce, subscribe } = useUi()
+  const { client, session, announce, subscribe } = useUi()
   const write = session.rights.write
   const [result, setResult] = useState<{ page?: BookPage; error?: string; loading: boolean }>({ loading: true })
   const [reloads, reload] = useReducer((count: number, _action: void) => count + 1, 0)
@@ -64,7 +64,7 @@ export function BooksView({ query, navigate }: BooksViewProps) {
   useEffect(() => {
     let current = true
     setResult((previous) => ({ ...previous, loading: true }))
-    listBooks(caller, apiQuery(query)).then(
+    listBooks(client, apiQuery(query)).then(
       (page) => {
         if (!current) return
         setResult({ page, loading: false })
@@ -121,7 +121,7 @@ export function BooksView({ query, navigate }: BooksViewProps) {
   async function undoDeletes() {
     if (!undo) return
     setUndo({ ...undo, busy: true })
-    const outcomes = await runLimited(undo.books, 4, (book) => undoDelete(caller, book.id))
+    const outcomes = await runLimited(undo.books, 4, (book) => undoDelete(client, book.id))
     const back = outcomes.filter((outcome) => outcome.status === 'fulfilled' && outcome.value !== undefined).length
     setUndo(undefined)
     announce(back === undo.books.length ? strings.undo.done(back) : strings.undo.failed)
@@ -233,10 +233,10 @@ export function BooksView({ query, navigate }: BooksViewProps) {
           previous={positions.current.previous.has(query.after) ? () => goTo(positions.current.previous.get(query.after)) : undefined}
           first={() => goTo(undefined)}
           next={
-            page?.next === undefined
+            page?.cursor === undefined
               ? undefined
               : () => {
-                  const next = page.next!
+                  const next = page.cursor!
                   if (offset !== undefined) positions.current.offsets.set(next, offset + limit)
                   positions.current.previous.set(next, query.after)
                   goTo(next)

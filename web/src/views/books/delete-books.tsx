@@ -1,6 +1,5 @@
 import { useState } from 'preact/hooks'
-import { deleteBook, type Book } from '../../api/books.js'
-import { ApiError } from '../../api/request.js'
+import { BookServiceError, type Book } from '../../../../src/client/index.js'
 import { runLimited } from '../../api/run-limited.js'
 import { strings } from '../../strings/index.js'
 import { useUi } from '../../ui/context.js'
@@ -26,17 +25,17 @@ export interface DeleteBooksProps {
  * `DELETE /book/{id}` for each, a few at a time. A 404 means someone deleted it already.
  */
 export function DeleteBooks({ books, onClose, onDone }: DeleteBooksProps) {
-  const { caller } = useUi()
+  const { client } = useUi()
   const [busy, setBusy] = useState(false)
   const [message, setMessage] = useState<string>()
 
   async function confirm() {
     setBusy(true)
-    const outcomes = await runLimited(books, DELETE_CONCURRENCY, (book) => deleteBook(caller, book.id))
+    const outcomes = await runLimited(books, DELETE_CONCURRENCY, (book) => client.deleteBook(book.id))
     const failures = outcomes.filter(
-      (outcome) => outcome.status === 'rejected' && !(outcome.reason instanceof ApiError && outcome.reason.status === 404)
+      (outcome) => outcome.status === 'rejected' && !(outcome.reason instanceof BookServiceError && outcome.reason.status === 404)
     ) as PromiseRejectedResult[]
-    if (failures.some((failure) => failure.reason instanceof ApiError && failure.reason.status === 401)) return
+    if (failures.some((failure) => failure.reason instanceof BookServiceError && failure.reason.status === 401)) return
     if (failures.length === books.length) {
       setBusy(false)
       setMessage(errorMessage(failures[0]!.reason))

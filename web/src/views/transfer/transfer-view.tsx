@@ -1,5 +1,4 @@
 import { useId, useState } from 'preact/hooks'
-import { listAllBooks } from '../../api/books.js'
 import { strings } from '../../strings/index.js'
 import { BookFileError, formatBooks, formatOf, readRows, type BookFileFormat } from '../../transfer/book-file.js'
 import { checkRows, type ImportCheck } from '../../transfer/import-check.js'
@@ -26,7 +25,7 @@ interface CheckedFile {
  * `book-service import` it is not all or nothing; running it again is safe.
  */
 export function TransferView() {
-  const { caller, announce } = useUi()
+  const { client, announce } = useUi()
   const fileId = useId()
   const [exporting, setExporting] = useState(false)
   const [exportError, setExportError] = useState<string>()
@@ -39,7 +38,7 @@ export function TransferView() {
     setExporting(true)
     setExportError(undefined)
     try {
-      const books = await listAllBooks(caller)
+      const books = await client.listBooks()
       const blob = new Blob([formatBooks(books, format)], { type: format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson' })
       const url = URL.createObjectURL(blob)
       const link = document.createElement('a')
@@ -78,7 +77,7 @@ export function TransferView() {
   async function start(checked: CheckedFile) {
     setOutcome(undefined)
     setProgress({ done: 0, total: checked.check.rows.length })
-    const result = await runImport(caller, checked.check.rows, importKeyPrefix(checked.bytes), (done, total) => setProgress({ done, total }))
+    const result = await runImport(client, checked.check.rows, importKeyPrefix(checked.bytes), (done, total) => setProgress({ done, total }))
     setOutcome(result)
     announce(strings.transfer.stored(result.stored, result.alreadyStored))
   }

@@ -1,6 +1,5 @@
 import { useState } from 'preact/hooks'
-import { ApiError } from '../../api/request.js'
-import { createWebhook, type CreatedWebhook } from '../../api/webhooks.js'
+import { BookServiceError, type CreatedWebhook } from '../../../../src/client/index.js'
 import { strings } from '../../strings/index.js'
 import { useUi } from '../../ui/context.js'
 import { errorMessage } from '../../ui/error-message.js'
@@ -21,7 +20,7 @@ function validUrl(text: string): boolean {
 
 /** The form that adds an endpoint (`POST /webhooks`); the new secret goes to `onAdded`. */
 export function AddWebhook({ onAdded }: { onAdded: (created: CreatedWebhook) => void }) {
-  const { caller } = useUi()
+  const { client } = useUi()
   const [url, setUrl] = useState('')
   const [description, setDescription] = useState('')
   const [events, setEvents] = useState<Operation[]>([...OPERATIONS])
@@ -37,14 +36,14 @@ export function AddWebhook({ onAdded }: { onAdded: (created: CreatedWebhook) => 
     setBusy(true)
     setMessage(undefined)
     try {
-      const created = await createWebhook(caller, { url, events, ...(description.trim() ? { description: description.trim() } : {}) })
+      const created = await client.createWebhook({ url, events, ...(description.trim() ? { description: description.trim() } : {}) })
       setUrl('')
       setDescription('')
       setEvents([...OPERATIONS])
       setSubmitted(false)
       onAdded(created)
     } catch (error) {
-      if (!(error instanceof ApiError && error.status === 401)) setMessage(errorMessage(error))
+      if (!(error instanceof BookServiceError && error.status === 401)) setMessage(errorMessage(error))
     } finally {
       setBusy(false)
     }

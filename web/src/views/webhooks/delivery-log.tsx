@@ -1,5 +1,5 @@
 import { useEffect, useReducer, useState } from 'preact/hooks'
-import { listDeliveries, replayWebhook, type Delivery, type Webhook } from '../../api/webhooks.js'
+import type { Delivery, Webhook } from '../../../../src/client/index.js'
 import { strings } from '../../strings/index.js'
 import { useUi } from '../../ui/context.js'
 import { errorMessage } from '../../ui/error-message.js'
@@ -8,10 +8,12 @@ import { Modal } from '../../ui/modal.js'
 
 const dateFormat = new Intl.DateTimeFormat(strings.locale, { dateStyle: 'medium', timeStyle: 'medium' })
 const STATUSES: readonly Delivery['status'][] = ['pending', 'succeeded', 'failed']
+/** The newest deliveries the log shows. */
+const DELIVERY_PAGE = 50
 
 /** An endpoint's delivery log in a dialog: newest first, filtered by status, with replay from a change number. */
 export function DeliveryLog({ webhook, onClose }: { webhook: Webhook; onClose: () => void }) {
-  const { caller, announce } = useUi()
+  const { client, announce } = useUi()
   const [status, setStatus] = useState<Delivery['status'] | ''>('')
   const [deliveries, setDeliveries] = useState<Delivery[]>()
   const [error, setError] = useState<string>()
@@ -22,7 +24,7 @@ export function DeliveryLog({ webhook, onClose }: { webhook: Webhook; onClose: (
 
   useEffect(() => {
     let current = true
-    listDeliveries(caller, webhook.id, status || undefined).then(
+    client.listDeliveries(webhook.id, { limit: DELIVERY_PAGE, ...(status ? { status } : {}) }).then(
       (list) => current && (setDeliveries(list), setError(undefined)),
       (failure: unknown) => current && setError(errorMessage(failure))
     )
@@ -36,7 +38,7 @@ export function DeliveryLog({ webhook, onClose }: { webhook: Webhook; onClose: (
     if (!/^\d{1,15}$/.test(after.trim())) return setReplayError(labels.replayInvalid)
     setReplayError(undefined)
     try {
-      await replayWebhook(caller, webhook.id, Number(after.trim()))
+      await client.replayWebhook(webhook.id, Number(after.trim()))
       announce(labels.replayed(Number(after.trim())))
       reload()
     } catch (failure) {

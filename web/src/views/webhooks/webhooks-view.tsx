@@ -1,5 +1,5 @@
 import { useEffect, useReducer, useState } from 'preact/hooks'
-import { deleteWebhook, listWebhooks, updateWebhook, type CreatedWebhook, type Webhook } from '../../api/webhooks.js'
+import type { CreatedWebhook, Webhook } from '../../../../src/client/index.js'
 import { strings } from '../../strings/index.js'
 import { useUi } from '../../ui/context.js'
 import { errorMessage } from '../../ui/error-message.js'
@@ -13,7 +13,7 @@ import { DeliveryLog } from './delivery-log.js'
  * the failures and replay; a form to add one, whose secret is shown once in a dialog.
  */
 export function WebhooksView() {
-  const { caller, announce } = useUi()
+  const { client, announce } = useUi()
   const [webhooks, setWebhooks] = useState<Webhook[]>()
   const [error, setError] = useState<string>()
   const [reloads, reload] = useReducer((count: number, _action: void) => count + 1, 0)
@@ -23,7 +23,7 @@ export function WebhooksView() {
 
   useEffect(() => {
     let current = true
-    listWebhooks(caller).then(
+    client.listWebhooks().then(
       (list) => {
         if (!current) return
         setWebhooks(list)
@@ -48,13 +48,13 @@ export function WebhooksView() {
 
   const toggle = (webhook: Webhook) =>
     run(async () => {
-      await updateWebhook(caller, webhook.id, { enabled: !webhook.enabled })
+      await client.updateWebhook(webhook.id, { enabled: !webhook.enabled })
       announce(strings.webhooks.switched(webhook.url, !webhook.enabled))
     })
   const remove = (webhook: Webhook) =>
     run(async () => {
       if (!window.confirm(strings.webhooks.confirmRemove(webhook.url))) return
-      await deleteWebhook(caller, webhook.id)
+      await client.deleteWebhook(webhook.id)
       announce(strings.webhooks.removed(webhook.url))
     })
 

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { BookServiceError, createClient } from '../src/client.js'
-import { signToken } from './support/app.js'
-import { removeDirectory, startServer, temporaryDirectory, type RunningServer } from './support/server.js'
-import { deliveredSeqs, startReceiver, type WebhookReceiver } from './support/webhook-receiver.js'
+import { BookServiceError, createClient } from '../../src/client/index.js'
+import { signToken } from '../support/app.js'
+import { removeDirectory, startServer, temporaryDirectory, type RunningServer } from '../support/server.js'
+import { deliveredSeqs, startReceiver, type WebhookReceiver } from '../support/webhook-receiver.js'
 
 describe('the typed client: webhooks, against the real server', () => {
   let directory: string

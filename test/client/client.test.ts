@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { BookServiceError, createClient, type Book, type BookChangeEvent } from '../src/client.js'
-import { TEST_PASSWORD, signToken } from './support/app.js'
-import { eventually } from './support/client.js'
-import { startProxy } from './support/proxy.js'
-import { removeDirectory, startServer, temporaryDirectory, type RunningServer } from './support/server.js'
+import { BookServiceError, createClient, NetworkError, WRONG_CURRENT_PASSWORD, type Book, type BookChangeEvent } from '../../src/client/index.js'
+import { TEST_PASSWORD, signToken } from '../support/app.js'
+import { eventually } from '../support/client.js'
+import { startProxy } from '../support/proxy.js'
+import { removeDirectory, startServer, temporaryDirectory, type RunningServer } from '../support/server.js'
 
 /** Resolves with the BookServiceError `promise` rejects with (fails if it resolves or rejects otherwise). */
 async function failure(promise: Promise<unknown>): Promise<BookServiceError> {
@@ -30,7 +30,7 @@ describe('the typed client against the real server', () => {
   })
 
   test('the built package entry exports the client', async () => {
-    const entry = '../dist/client.js'
+    const entry = '../../dist/client/index.js'
     const built = (await import(entry)) as Record<string, unknown>
     assert.equal(typeof built.createClient, 'function')
     assert.equal(typeof built.BookServiceError, 'function')
@@ -179,5 +179,81 @@ describe('the typed client against the real server', () => {
     const refused = await failure(createClient({ baseUrl: server.url, token: 'not-a-token' }).subscribe({ onChange: () => {} }))
     assert.equal(refused.status, 401)
     assert.equal(refused.message, 'Invalid token')
+  })
+
+  test('listBookPage: pages follow the Link header’s cursor to the end; count gives X-Total-Count', async () => {
+    const client = createClient({ baseUrl: server.url, token: signToken() })
+    const stored = []
+    for (const year of [1961, 1962, 1963, 1964, 1965]) stored.push(await client.createBook({ title: `Paged ${year}`, author: 'Pager', year }))
+    const first = await client.listBookPage({ author: 'pager', sort: '-year', limit: 2, count: true })
+    assert.deepEqual(first.books, [stored[4], stored[3]])
+    assert.equal(first.total, 5)
+    assert.equal(typeof first.cursor, 'string')
+    const second = await client.listBookPage({ author: 'pager', sort: '-year', limit: '2', cursor: first.cursor })
+    assert.deepEqual(second.books, [stored[2], stored[1]])
+    assert.equal(second.total, undefined)
+    const last = await client.listBookPage({ author: 'pager', sort: '-year', limit: 2, cursor: second.cursor })
+    assert.deepEqual(last, { books: [stored[0]] })
+    assert.deepEqual((await client.listBookPage({ q: 'paged', year_min: 1964, count: true })).total, 2)
+    const bad = await failure(client.listBookPage({ limit: 0 }))
+    assert.deepEqual([bad.status, bad.message], [400, 'Invalid input'])
+  })
+
+  test('getTaggedBook gives the ETag; updateBook and deleteBook with ifMatch: 412 once the book changed', async () => {
+    const client = createClient({ baseUrl: server.url, token: signToken() })
+    const book = await client.createBook({ title: 'Tagged', author: 'A', year: 2000 })
+    const seen = await client.getTaggedBook(book.id)
+    assert.deepEqual(seen.book, book)
+    assert.match(seen.etag, /^"[^"]+"$/)
+    const changed = await client.updateBook(book.id, { year: 2001 }, { ifMatch: seen.etag })
+    assert.equal(changed.year, 2001)
+    const stale = await failure(client.updateBook(book.id, { year: 2002 }, { ifMatch: seen.etag }))
+    assert.deepEqual([stale.status, stale.message], [412, 'Precondition failed'])
+    const staleDelete = await failure(client.deleteBook(book.id, { ifMatch: seen.etag }))
+    assert.equal(staleDelete.status, 412)
+    const now = await client.getTaggedBook(book.id)
+    assert.notEqual(now.etag, seen.etag)
+    assert.equal(await client.deleteBook(book.id, { ifMatch: now.etag }), undefined)
+  })
+
+  test('createBookOnce: the first answer is new, a repeat with the key is the replayed first answer', async () => {
+    const client = createClient({ baseUrl: server.url, token: signToken({ sub: 'once' }) })
+    const dune = { title: 'Once', author: 'Frank Herbert', year: 1965 }
+    const first = await client.createBookOnce(dune, 'client-once-1')
+    assert.equal(first.replayed, false)
+    assert.deepEqual(await client.createBookOnce(dune, 'client-once-1'), { book: first.book, replayed: true })
+  })
+
+  test('changeOwnPassword: a wrong current password keeps the token; the change revokes it (onUnauthorized on its next 401)', async () => {
+    const admin = createClient({ baseUrl: server.url })
+    await admin.login('admin', TEST_PASSWORD)
+    await admin.createUser({ username: 'client-own', password: 'first password 1', role: 'reader' })
+    let unauthorized = 0
+    const own = createClient({ baseUrl: server.url, onUnauthorized: () => unauthorized++ })
+    await own.login('client-own', 'first password 1')
+    const wrong = await failure(own.changeOwnPassword('client-own', 'not the password', 'second password 2'))
+    assert.deepEqual([wrong.status, wrong.message], [401, WRONG_CURRENT_PASSWORD])
+    assert.equal(unauthorized, 0)
+    const changed = await own.changeOwnPassword('client-own', 'first password 1', 'second password 2')
+    assert.equal(changed.username, 'client-own')
+    const revoked = await failure(own.listBooks())
+    assert.equal(revoked.status, 401)
+    assert.equal(unauthorized, 1)
+    const failedLogin = await failure(own.login('client-own', 'first password 1'))
+    assert.equal(failedLogin.status, 401)
+    assert.equal(unauthorized, 1)
+    await own.login('client-own', 'second password 2')
+    assert.ok(Array.isArray(await own.listBooks()))
+  })
+
+  test('no answer at all is a NetworkError carrying fetch’s error', async () => {
+    const cause = new TypeError('fetch failed')
+    const client = createClient({
+      baseUrl: server.url,
+      fetch: async () => {
+        throw cause
+      }
+    })
+    await assert.rejects(client.listBooks(), (error) => error instanceof NetworkError && error.name === 'NetworkError' && error.cause === cause)
   })
 })

@@ -1,16 +1,22 @@
 /**
- * The package entry (`book-service` in package.json "main"/"types"): a small typed client of the
- * service ({@link createClient}) and the Book and Account types. Its imports are types, and the
- * change feed's reader (./client-subscription.ts, with the event-stream parser), so importing it
- * loads no server code.
+ * The package entry (`book-service` in package.json "main"/"types"): the typed client of the
+ * whole API ({@link createClient}), its errors and the Book and Account types; the `book-service`
+ * commands that call a running service and the web page are built on it. Its imports are types
+ * and its own folder (the errors, the reading of an answer, the change feed's reader with the
+ * event-stream parser), so importing it loads no server code and no `node:` module.
  */
-import type { Account, Role } from './account/schema.js'
-import type { Book, BookInput, BookPatch } from './book/schema.js'
-import { followChanges, type BookChangeEvent, type SubscribeOptions } from './client-subscription.js'
-import type { CreatedWebhook, Delivery, RotatedSecret, Webhook, WebhookInput, WebhookPatch } from './webhooks/schema.js'
+import type { Account, Role } from '../account/schema.js'
+import type { Book, BookInput, BookPatch } from '../book/schema.js'
+import { nextCursor, readEnvelope } from './answer.js'
+import { BookServiceError, NetworkError } from './errors.js'
+import { followChanges, type BookChangeEvent, type SubscribeOptions } from './subscription.js'
+import type { CreatedWebhook, Delivery, RotatedSecret, Webhook, WebhookInput, WebhookPatch } from '../webhooks/schema.js'
 
 /** The change feed's events and `subscribe`'s options (docs/change-feed.md "Change feed"). */
 export type { BookChangeEvent, SubscribeOptions }
+
+/** The errors every method rejects with, and the reading of an answer. */
+export { BookServiceError, NetworkError, nextCursor, readEnvelope }
 
 /** The Book types, as the service validates and returns them (src/book/schema.ts). */
 export type { Book, BookInput, BookPatch }
@@ -63,14 +69,71 @@ export interface LoginResult {
   expires_in: number
 }
 
+/** The orders of a list (docs/api.md "Large collections and concurrent edits"): a field, `-` for descending. */
+export type BookSort = 'id' | '-id' | 'title' | '-title' | 'author' | '-author' | 'year' | '-year'
+
+/**
+ * What `listBookPage` asks `GET /books` for (docs/api.md "Large collections and concurrent edits",
+ * docs/search.md "Search"). Numbers may be given as text, as a page's address holds them.
+ */
+export interface BookQuery {
+  /** The search: title and author hold each term, ignoring case and diacritics (at most 200 characters). */
+  q?: string
+  /** Title or author containing this text, ignoring case. */
+  title?: string
+  author?: string
+  year?: number | string
+  year_min?: number | string
+  year_max?: number | string
+  sort?: BookSort | string
+  /** Books on the page, 1 to 1000. */
+  limit?: number | string
+  /** The `cursor` of the previous page: where this one starts. */
+  cursor?: string
+  /** Also count every book matching the filters (`count=true`, answered in `X-Total-Count`). */
+  count?: boolean
+}
+
+/** One page of `listBookPage`. */
+export interface BookPage {
+  books: Book[]
+  /** Pass it as `cursor` for the next page (the `Link` header's `rel="next"`); absent on the last page. */
+  cursor?: string
+  /** With `count: true`: how many books match the filters (`X-Total-Count`). */
+  total?: number
+}
+
+/** A book with the `ETag` of its stored version, to send back as `ifMatch` (docs/api.md "Large collections and concurrent edits"). */
+export interface TaggedBook {
+  book: Book
+  /** The `ETag` header (`"…"`); `*` (any version) when an answer had none. */
+  etag: string
+}
+
+/** `ifMatch`: the write happens only while the book still has this `ETag` (412 `Precondition failed` otherwise). */
+export interface WriteOptions {
+  ifMatch?: string
+}
+
+/** The service's message for a wrong current password of `changeOwnPassword` (docs/accounts.md "Accounts and roles"). */
+export const WRONG_CURRENT_PASSWORD = 'Current password is incorrect'
+
 /** What {@link createClient} needs. */
 export interface ClientOptions {
-  /** Where the service is, e.g. `http://127.0.0.1:8080` (a trailing slash is fine). */
+  /** Where the service is, e.g. `http://127.0.0.1:8080` (a trailing slash is fine); `''` in a page the service serves (its own origin). */
   baseUrl: string
   /** A token to send on the book operations; `login()` sets (or replaces) it. */
   token?: string
   /** The fetch to use (default: the global `fetch`). */
   fetch?: typeof fetch
+  /**
+   * Called on a 401 answer to a call sent with a token (it expired or was revoked), before the
+   * call rejects; not for `login` nor for `changeOwnPassword`'s wrong current password, which say
+   * nothing about the token (`subscribe` rejects with its 401 instead).
+   */
+  onUnauthorized?: () => void
+  /** fetch's `cache` mode for every call (a browser page passes `no-store`). */
+  cache?: RequestInit['cache']
 }
 
 /** The operations of the service (docs/contract.md "Operations"; the /users routes: docs/accounts.md "Accounts and roles"). */
@@ -85,8 +148,19 @@ export interface BookClient {
    * still being stored, 422 when the key was used for another book.
    */
   createBook(input: BookInput, options?: { idempotencyKey?: string }): Promise<Book>
+  /**
+   * `POST /book` with `idempotencyKey`, as `createBook`: the book, and whether the answer is the
+   * key's first answer replayed (`Idempotent-Replayed: true`: stored by an earlier try, nothing
+   * stored now).
+   */
+  createBookOnce(input: BookInput, idempotencyKey: string): Promise<{ book: Book; replayed: boolean }>
   /** `GET /books`: every book, by id ascending. */
   listBooks(): Promise<Book[]>
+  /**
+   * `GET /books` with filters, sort and `limit`: one page, the cursor of the next (from `Link`) and,
+   * with `count`, the number of books matching (`X-Total-Count`). A bad parameter: 400 `Invalid input`.
+   */
+  listBookPage(query: BookQuery): Promise<BookPage>
   /**
    * `GET /books?q=…` (docs/search.md "Search"): every book whose title or author holds each term of `q`
    * (ignoring case and diacritics; a double-quoted part is one term; one typo tolerated in terms
@@ -96,10 +170,12 @@ export interface BookClient {
   searchBooks(q: string, options?: { sort?: 'id' | '-id' | 'title' | '-title' | 'author' | '-author' | 'year' | '-year' }): Promise<Book[]>
   /** `GET /book/{id}`: the book, or a 404 `Book not found` error. */
   getBook(id: number): Promise<Book>
-  /** `PUT /book/{id}`: applies the fields present in `patch`; resolves with the stored result. */
-  updateBook(id: number, patch: BookPatch): Promise<Book>
-  /** `DELETE /book/{id}`: removes the book (a 404 `Book not found` error when there is none). */
-  deleteBook(id: number): Promise<void>
+  /** `GET /book/{id}`: the book and the `ETag` of its version, for `ifMatch` on a later write. */
+  getTaggedBook(id: number): Promise<TaggedBook>
+  /** `PUT /book/{id}`: applies the fields present in `patch`; resolves with the stored result. With `options.ifMatch`, a 412 when the book changed since. */
+  updateBook(id: number, patch: BookPatch, options?: WriteOptions): Promise<Book>
+  /** `DELETE /book/{id}`: removes the book (a 404 `Book not found` error when there is none). With `options.ifMatch`, a 412 when the book changed since. */
+  deleteBook(id: number, options?: WriteOptions): Promise<void>
   /**
    * `GET /book/{id}/history`: the book's history, newest first (a deleted book's too). With
    * `options.limit` (1 to 1000) one page, whose `cursor` gives the next; without it every entry.
@@ -112,7 +188,7 @@ export interface BookClient {
    * while the book still has it (412 `Precondition failed` otherwise). Errors: 403, 404 `Book not
    * found`, 404 `Version not found`, 400.
    */
-  restore(id: number, version: number, options?: { ifMatch?: string }): Promise<Book>
+  restore(id: number, version: number, options?: WriteOptions): Promise<Book>
   /** `GET /users` (admin): every account. */
   listUsers(): Promise<Account[]>
   /** `POST /users` (admin): creates an account (409 `User already exists` when the name is taken, ignoring case). */
@@ -121,6 +197,12 @@ export interface BookClient {
   updateUser(username: string, change: AccountChange): Promise<Account>
   /** `DELETE /users/{username}` (admin): removes the account (404 `User not found`, 409 `Cannot remove the last admin`). */
   deleteUser(username: string): Promise<void>
+  /**
+   * `PUT /users/{username}/password` (any role, the token's own account): 401 `Current password is
+   * incorrect` ({@link WRONG_CURRENT_PASSWORD}) when `current` is wrong. The change revokes the
+   * account's tokens, this client's included: `login` again with `next`.
+   */
+  changeOwnPassword(username: string, current: string, next: string): Promise<Account>
   /** `GET /webhooks` (admin): every endpoint, never a secret (docs/webhooks.md). */
   listWebhooks(): Promise<Webhook[]>
   /** `POST /webhooks` (admin): the new endpoint with its secret, which is shown only here. */
@@ -147,50 +229,17 @@ export interface BookClient {
 }
 
 /**
- * The service answered with an error: `status` is the HTTP status and `message` the service's
- * exact text (`Book not found`, `Invalid token`, …). A response that is not the service's JSON
- * envelope (a proxy's error page, say) is reported with its status and `Unexpected response`.
- * Network failures are not caught: they reject with fetch's own error.
- */
-export class BookServiceError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    /** The `x-request-id` of the response, to find it in the service's log. */
-    readonly requestId?: string
-  ) {
-    super(message)
-    this.name = 'BookServiceError'
-  }
-}
-
-interface Envelope<T> {
-  status: number
-  message: string
-  data: T
-}
-
-function isEnvelope(value: unknown): value is Envelope<unknown> {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as Envelope<unknown>).status === 'number' &&
-    typeof (value as Envelope<unknown>).message === 'string' &&
-    'data' in value
-  )
-}
-
-/**
  * Makes a client for the service at `options.baseUrl`, for TypeScript and JavaScript callers
  * (Node 20+ or a browser: it only needs `fetch`). Every method resolves with the envelope's
- * `data`, or rejects with a {@link BookServiceError} carrying the HTTP status and exact message.
+ * `data`, or rejects with a {@link BookServiceError} carrying the HTTP status and exact message,
+ * or with a {@link NetworkError} when no answer came.
  *
  * @example
  * const client = createClient({ baseUrl: 'http://127.0.0.1:8080' })
  * await client.login('admin', process.env.AUTH_PASSWORD!)
  * const book = await client.createBook({ title: 'Dune', author: 'Frank Herbert', year: 1965 })
  *
- * @returns the {@link BookClient}; its methods reject with {@link BookServiceError} on any non-2xx answer.
+ * @returns the {@link BookClient}; its methods reject with {@link BookServiceError} on any non-2xx answer, {@link NetworkError} on none.
  */
 export function createClient(options: ClientOptions): BookClient {
   const base = options.baseUrl.replace(/\/+$/, '')
@@ -201,33 +250,45 @@ export function createClient(options: ClientOptions): BookClient {
     return (await callWithHeaders<T>(method, path, body, extraHeaders)).data
   }
 
-  /** {@link call}, also giving the response's headers. */
-  async function callWithHeaders<T>(method: string, path: string, body?: unknown, extraHeaders: Record<string, string> = {}) {
+  /**
+   * {@link call}, also giving the response's headers.
+   *
+   * @param keepsToken whether a 401 `message` says nothing about the token (no `onUnauthorized`).
+   */
+  async function callWithHeaders<T>(
+    method: string,
+    path: string,
+    body?: unknown,
+    extraHeaders: Record<string, string> = {},
+    keepsToken: (message: string) => boolean = () => false
+  ) {
     const headers: Record<string, string> = { accept: 'application/json', ...extraHeaders }
-    if (token !== undefined) headers.authorization = `Bearer ${token}`
+    const sentToken = token
+    if (sentToken !== undefined) headers.authorization = `Bearer ${sentToken}`
     if (body !== undefined) headers['content-type'] = 'application/json'
-    const response = await fetchImpl(`${base}${path}`, {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body)
-    })
-    const { data } = await envelopeOf<T>(response)
-    return { data, headers: response.headers }
+    let response: Response
+    try {
+      response = await fetchImpl(`${base}${path}`, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        ...(options.cache === undefined ? {} : { cache: options.cache })
+      })
+    } catch (error) {
+      throw new NetworkError(error instanceof Error ? error.message : String(error), { cause: error })
+    }
+    try {
+      const { data } = await readEnvelope<T>(response)
+      return { data, headers: response.headers }
+    } catch (error) {
+      if (error instanceof BookServiceError && error.status === 401 && sentToken !== undefined && !keepsToken(error.message)) options.onUnauthorized?.()
+      throw error
+    }
   }
 
-  /** The envelope of `response`; rejects with {@link BookServiceError} for an error or a body that is not one. */
-  async function envelopeOf<T>(response: Response): Promise<Envelope<T>> {
-    const requestId = response.headers.get('x-request-id') ?? undefined
-    let parsed: unknown
-    try {
-      parsed = await response.json()
-    } catch {
-      parsed = undefined
-    }
-    if (!isEnvelope(parsed)) throw new BookServiceError(response.status, 'Unexpected response', requestId)
-    if (!response.ok) throw new BookServiceError(response.status, parsed.message, requestId)
-    return parsed as Envelope<T>
-  }
+  const ifMatch = (writeOptions: WriteOptions | undefined): Record<string, string> =>
+    writeOptions?.ifMatch === undefined ? {} : { 'if-match': writeOptions.ifMatch }
+  const tagged = ({ data, headers }: { data: Book; headers: Headers }): TaggedBook => ({ book: data, etag: headers.get('etag') ?? '*' })
 
   const bookPath = (id: number) => `/book/${encodeURIComponent(String(id))}`
   const userPath = (username: string) => `/users/${encodeURIComponent(username)}`
@@ -235,22 +296,37 @@ export function createClient(options: ClientOptions): BookClient {
 
   return {
     async login(username, password) {
-      const result = await call<LoginResult>('POST', '/login', { username, password })
+      const { data: result } = await callWithHeaders<LoginResult>('POST', '/login', { username, password }, {}, () => true)
       token = result.token
       return result
     },
     createBook: (input, createOptions) =>
       call<Book>('POST', '/book', input, createOptions?.idempotencyKey === undefined ? {} : { 'idempotency-key': createOptions.idempotencyKey }),
+    createBookOnce: async (input, idempotencyKey) => {
+      const { data, headers } = await callWithHeaders<Book>('POST', '/book', input, { 'idempotency-key': idempotencyKey })
+      return { book: data, replayed: headers.get('idempotent-replayed') === 'true' }
+    },
     listBooks: () => call<Book[]>('GET', '/books'),
+    listBookPage: async ({ cursor, count, ...filters }) => {
+      const query = new URLSearchParams()
+      for (const [name, value] of Object.entries(filters)) if (value !== undefined && value !== '') query.set(name, String(value))
+      if (cursor !== undefined) query.set('after', cursor)
+      if (count === true) query.set('count', 'true')
+      const { data, headers } = await callWithHeaders<Book[]>('GET', `/books${query.size > 0 ? `?${query.toString()}` : ''}`)
+      const total = headers.get('x-total-count')
+      const next = nextCursor(headers.get('link'))
+      return { books: data, ...(next === undefined ? {} : { cursor: next }), ...(total === null ? {} : { total: Number(total) }) }
+    },
     searchBooks: (q, searchOptions) => {
       const query = new URLSearchParams({ q })
       if (searchOptions?.sort !== undefined) query.set('sort', searchOptions.sort)
       return call<Book[]>('GET', `/books?${query.toString()}`)
     },
     getBook: (id) => call<Book>('GET', bookPath(id)),
-    updateBook: (id, patch) => call<Book>('PUT', bookPath(id), patch),
-    deleteBook: async (id) => {
-      await call<null>('DELETE', bookPath(id))
+    getTaggedBook: async (id) => tagged(await callWithHeaders<Book>('GET', bookPath(id))),
+    updateBook: (id, patch, writeOptions) => call<Book>('PUT', bookPath(id), patch, ifMatch(writeOptions)),
+    deleteBook: async (id, writeOptions) => {
+      await call<null>('DELETE', bookPath(id), undefined, ifMatch(writeOptions))
     },
     history: async (id, page = {}) => {
       const query = new URLSearchParams()
@@ -258,19 +334,26 @@ export function createClient(options: ClientOptions): BookClient {
       if (page.cursor !== undefined) query.set('after', page.cursor)
       const path = `${bookPath(id)}/history${query.size > 0 ? `?${query.toString()}` : ''}`
       const { data, headers } = await callWithHeaders<HistoryEntry[]>('GET', path)
-      // The next page's cursor is the `after` of the Link header's URL.
-      const next = /<([^>]*)>;\s*rel="next"/.exec(headers.get('link') ?? '')?.[1]
-      const cursor = next === undefined ? undefined : new URL(next, 'http://link.invalid').searchParams.get('after') ?? undefined
+      const cursor = nextCursor(headers.get('link'))
       return cursor === undefined ? { entries: data } : { entries: data, cursor }
     },
-    restore: (id, version, restoreOptions) =>
-      call<Book>('POST', `${bookPath(id)}/restore`, { version }, restoreOptions?.ifMatch === undefined ? {} : { 'if-match': restoreOptions.ifMatch }),
+    restore: (id, version, restoreOptions) => call<Book>('POST', `${bookPath(id)}/restore`, { version }, ifMatch(restoreOptions)),
     listUsers: () => call<Account[]>('GET', '/users'),
     createUser: (input) => call<Account>('POST', '/users', input),
     updateUser: (username, change) => call<Account>('PUT', userPath(username), change),
     deleteUser: async (username) => {
       await call<null>('DELETE', userPath(username))
     },
+    changeOwnPassword: async (username, current, next) =>
+      (
+        await callWithHeaders<Account>(
+          'PUT',
+          `${userPath(username)}/password`,
+          { current_password: current, new_password: next },
+          {},
+          (message) => message === WRONG_CURRENT_PASSWORD
+        )
+      ).data,
     listWebhooks: () => call<Webhook[]>('GET', '/webhooks'),
     createWebhook: (input) => call<CreatedWebhook>('POST', '/webhooks', input),
     getWebhook: (id) => call<Webhook>('GET', webhookPath(id)),
@@ -294,7 +377,7 @@ export function createClient(options: ClientOptions): BookClient {
         fetchImpl,
         async ({ response }) => {
           try {
-            await envelopeOf(response)
+            await readEnvelope(response)
           } catch (error) {
             return error as Error
           }

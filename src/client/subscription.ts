@@ -1,5 +1,5 @@
-import type { Book } from './book/schema.js'
-import { EventStreamParser, type StreamEvent } from './feed/event-stream.js'
+import type { Book } from '../book/schema.js'
+import { EventStreamParser, type StreamEvent } from './event-stream.js'
 
 /** One event of the change feed, as {@link followChanges} reports it (docs/change-feed.md "Change feed"). */
 export interface BookChangeEvent {

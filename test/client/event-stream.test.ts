@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { EventStreamParser, type StreamEvent } from '../../src/feed/event-stream.js'
+import { EventStreamParser, type StreamEvent } from '../../src/client/event-stream.js'
 
 /** Parses `text` fed in pieces cut at `cuts`. */
 function parse(text: string, cuts: number[] = []): { events: StreamEvent[]; parser: EventStreamParser } {
