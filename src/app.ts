@@ -146,7 +146,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(booksRoutes, {
     store,
     authenticate: config.AUTH_ENABLED ? createAuthHook(verify, bookRight, generations) : undefined,
-    feed: {
+    changes: {
       feed,
       leaseOf: config.AUTH_ENABLED ? tokenLeases(verify, generations) : () => ({}),
       bufferBytes: config.FEED_BUFFER_BYTES
