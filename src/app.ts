@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import { createAuthHook } from './auth/auth-hook.js'
+import { bootstrapFirstAdmin } from './auth/first-admin.js'
 import { LoginLimits } from './auth/login-limits.js'
-import { bootstrapHash } from './auth/password.js'
 import { bookRight } from './auth/roles.js'
 import { TokenGenerations } from './auth/token-generations.js'
 import { createTokenSigner, createTokenVerifier } from './auth/tokens.js'
@@ -104,7 +104,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // AUTH_USERNAME / AUTH_PASSWORD become the first admin account while no admin exists.
   // Started now and awaited once the app is ready: the password hash (scrypt, ~0.2 s) runs on
   // libuv's thread pool while this thread registers the routes and compiles their schemas.
-  const firstAdmin = store.accounts.createFirstAdmin(config.AUTH_USERNAME, () => bootstrapHash(config.AUTH_PASSWORD))
+  const firstAdmin = bootstrapFirstAdmin(store.accounts, { username: config.AUTH_USERNAME, password: config.AUTH_PASSWORD }, app.log)
   firstAdmin.catch(() => {}) // handled by the await below; not an unhandled rejection meanwhile
 
   if (!config.AUTH_ENABLED) {
@@ -146,7 +146,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(booksRoutes, {
     store,
     authenticate: config.AUTH_ENABLED ? createAuthHook(verify, bookRight, generations) : undefined,
-    feed: {
+    changes: {
       feed,
       leaseOf: config.AUTH_ENABLED ? tokenLeases(verify, generations) : () => ({}),
       bufferBytes: config.FEED_BUFFER_BYTES
@@ -179,8 +179,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(registerMethodNotAllowed)
   await app.ready()
   dispatcher.start()
-  if (await firstAdmin) {
-    app.log.info({ username: config.AUTH_USERNAME }, 'created the first admin account from AUTH_USERNAME and AUTH_PASSWORD')
-  }
+  await firstAdmin
   return app
 }

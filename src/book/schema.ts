@@ -24,8 +24,11 @@ export const TEXT_PATTERN = '^\\s*[^\\s\\u0000\\ud800-\\udfff][^\\u0000\\ud800-\
 const Text = (description: string) =>
   Type.String({ minLength: 1, maxLength: MAX_TEXT, pattern: TEXT_PATTERN, description })
 
-/** A year: an integer in [-9999, 9999]; strings and fractions are invalid. */
-const Year = Type.Integer({ minimum: -9999, maximum: 9999, description: 'Year value of the book.' })
+/** The years a book may have, inclusive (docs/contract.md "Book bodies"). */
+export const YEAR_RANGE = { minimum: -9999, maximum: 9999 } as const
+
+/** A year: an integer in {@link YEAR_RANGE}; strings and fractions are invalid. */
+const Year = Type.Integer({ ...YEAR_RANGE, description: 'Year value of the book.' })
 
 /** A stored book as it appears in every response: exactly id, title, author, year. */
 export const Book = Type.Object(

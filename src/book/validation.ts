@@ -1,6 +1,6 @@
 import { Ajv, type ErrorObject } from 'ajv'
 import { MAX_BOOK_ID } from './id.js'
-import { BookInput } from './schema.js'
+import { BookInput, YEAR_RANGE } from './schema.js'
 
 /**
  * The Ajv options of every request-body validator (Fastify's `ajv.customOptions`): no type
@@ -26,7 +26,7 @@ function reason(error: ErrorObject, row: unknown): string {
   const field = error.instancePath.slice(1) || String(error.params.missingProperty ?? 'row')
   if (error.keyword === 'required') return `${field} is missing`
   if (error.keyword === 'type' && error.instancePath === '') return 'is not an object'
-  if (field === 'year') return 'year must be an integer from -9999 to 9999'
+  if (field === 'year') return `year must be an integer from ${YEAR_RANGE.minimum} to ${YEAR_RANGE.maximum}`
   switch (error.keyword) {
     case 'type':
       return `${field} must be text`
@@ -36,7 +36,8 @@ function reason(error: ErrorObject, row: unknown): string {
     case 'minLength':
       return `${field} must not be empty or only white space`
     case 'maxLength':
-      return `${field} is longer than 500 characters`
+      // The schema's own maxLength, as Ajv reports it.
+      return `${field} is longer than ${String(error.params.limit)} characters`
     default:
       return `${field} ${error.message ?? 'is invalid'}`
   }

@@ -4,20 +4,24 @@ import { createInterface } from 'node:readline'
 import { Option } from 'commander'
 import { parse } from 'csv-parse'
 import { parse as parseRecords } from 'csv-parse/sync'
-import { stringify } from 'csv-stringify/sync'
-import { CsvRowReader, csvCell, ESCAPED_CELL, ndjsonRow, type FileProblem, type FileRow } from '../book/file-rows.js'
-import type { Book } from '../book/schema.js'
+import {
+  BOOK_FILE_FORMATS,
+  CSV_COLUMNS,
+  CSV_PARSE_OPTIONS,
+  CsvRowReader,
+  describeProblem,
+  formatOfExtension,
+  ndjsonRow,
+  type BookFileFormat,
+  type FileProblem,
+  type FileRow
+} from '../book/file-format.js'
 
 /**
- * The two file formats of `book-service export` and `import` (docs/data.md "Backups and moving data"):
- * CSV per RFC 4180 with the header `id,title,author,year` (CRLF line ends, fields quoted when they
- * hold a comma, a quote or a line break; a title or author a spreadsheet would take for a formula
- * escaped by `csvCell` and quoted), and NDJSON, one JSON book per line.
+ * The book files of `book-service export` and `import` as the command line reads them: streamed
+ * from a file, so memory stays flat whatever its size. The formats themselves (columns, rows,
+ * escaping, the writing of books) are src/book/file-format.ts, shared with the web page.
  */
-export type BookFileFormat = 'csv' | 'ndjson'
-
-/** The formats `--format` accepts. */
-export const BOOK_FILE_FORMATS: readonly BookFileFormat[] = ['ndjson', 'csv']
 
 /** The `--format` option of `export` and `import`; `what` is `output` or `input`. */
 export function formatOption(what: string): Option {
@@ -26,38 +30,13 @@ export function formatOption(what: string): Option {
   )
 }
 
-/** The CSV columns, in order (the header row of an export). */
-const CSV_COLUMNS = ['id', 'title', 'author', 'year'] as const
-
 /**
- * The format a file name implies: `.csv` is CSV, `.ndjson`, `.jsonl` and `.json` are NDJSON.
+ * The format a file path implies by its extension (`formatOfExtension`).
  *
  * @returns the format, or undefined for another or no extension.
  */
 export function formatOfName(path: string): BookFileFormat | undefined {
-  const extension = extname(path).toLowerCase()
-  if (extension === '.csv') return 'csv'
-  if (['.ndjson', '.jsonl', '.json'].includes(extension)) return 'ndjson'
-  return undefined
-}
-
-/**
- * Text of one page of books in `format`: NDJSON lines, or CSV records (preceded by the header
- * row when `first`). Each ends with its line end, so pages simply concatenate.
- */
-export function formatBooks(books: Book[], format: BookFileFormat, first: boolean): string {
-  if (format === 'ndjson') {
-    let text = ''
-    for (const { id, title, author, year } of books) text += `${JSON.stringify({ id, title, author, year })}\n`
-    return text
-  }
-  const rows = books.map((book) => [book.id, csvCell(book.title), csvCell(book.author), book.year])
-  // RFC 4180: CRLF record ends; a field holding CR or LF (or a comma or a quote) is quoted, and so
-  // is a cell escaped as a formula's (OWASP "CSV Injection"; ids and years are numbers, never escaped).
-  return stringify(first ? [[...CSV_COLUMNS], ...rows] : rows, {
-    record_delimiter: 'windows',
-    quoted_match: [/[\r\n]/, ESCAPED_CELL]
-  })
+  return formatOfExtension(extname(path))
 }
 
 /** A file that cannot be read as `format` at all (e.g. an unclosed quote, no header): one line for the operator. */
@@ -78,10 +57,8 @@ export interface CsvProblem {
 export type BookFileRow = FileRow | { line: number; problem: CsvProblem }
 
 /** Why a row cannot be read, as the import's refusal lists it (`line N: …`). */
-export function describeProblem(problem: FileProblem | CsvProblem): string {
-  if (problem.kind === 'csv') return problem.reason
-  if (problem.kind === 'columns') return `has ${problem.fields} fields, the header has ${problem.header}`
-  return problem.kind === 'notJson' ? 'is not valid JSON' : 'is not a JSON object'
+export function rowProblemText(problem: FileProblem | CsvProblem): string {
+  return problem.kind === 'csv' ? problem.reason : describeProblem(problem)
 }
 
 /** csv-parse's errors of malformed CSV (`CSV_…`, `INVALID_OPENING_QUOTE`), as opposed to the file system's. */
@@ -181,7 +158,7 @@ async function* csvRowsFrom(path: string, lastGood: number, rows: CsvRowReader):
  *   no header.
  */
 async function* csvRows(path: string, pastMalformed: boolean): AsyncIterable<BookFileRow> {
-  const parser = createReadStream(path).pipe(parse({ bom: true, info: true, relax_column_count: true }))
+  const parser = createReadStream(path).pipe(parse(CSV_PARSE_OPTIONS))
   const rows = new CsvRowReader()
   let lastGood = 0
   let malformed = false
@@ -199,7 +176,7 @@ async function* csvRows(path: string, pastMalformed: boolean): AsyncIterable<Boo
     malformed = true
   }
   if (malformed) yield* csvRowsFrom(path, lastGood, rows)
-  if (!rows.sawHeader) throw new BookFileError(`${path}: empty file (a CSV file starts with the header row id,title,author,year)`)
+  if (!rows.sawHeader) throw new BookFileError(`${path}: empty file (a CSV file starts with the header row ${CSV_COLUMNS.join(',')})`)
 }
 
 /** Reads the rows of an NDJSON file: one JSON object per line; blank lines are skipped. */

@@ -76,7 +76,7 @@ export type StartPoint = number | 'unknown' | undefined
  * subscriber resuming from an older point first catches up from the log on its own, at its own
  * pace, then joins; joining happens in the same synchronous step that checks it has reached the
  * reader's position, and the reader writes a batch and moves its position in one synchronous
- * step too, so no change falls between the two and none is sent twice (`cursor`).
+ * step too, so no change falls between the two and none is sent twice (each subscriber's `position`).
  *
  * Also: one timer for all streams sends heartbeats and ends streams whose token expired or was
  * revoked or that reached their maximum age; {@link close} ends every stream (shutdown). The
@@ -111,7 +111,7 @@ export class ChangeFeed {
   private timer: NodeJS.Timeout | undefined
 
   constructor(
-    private readonly log: ChangeLog,
+    private readonly changeLog: ChangeLog,
     private readonly limits: ChangeFeedLimits,
     private readonly logger: FastifyBaseLogger
   ) {}
@@ -169,34 +169,34 @@ export class ChangeFeed {
       place?.release()
     })
     await this.start()
-    const { trimmedThrough, lastSeq } = await this.log.horizon()
+    const { trimmedThrough, lastSeq } = await this.changeLog.horizon()
     if (start === undefined) {
-      subscriber.cursor = lastSeq
+      subscriber.position = lastSeq
     } else if (start === 'unknown' || start < trimmedThrough || start > lastSeq) {
-      subscriber.cursor = lastSeq
+      subscriber.position = lastSeq
       subscriber.send(resetEventText(lastSeq), 1)
     } else {
-      subscriber.cursor = start
+      subscriber.position = start
     }
-    subscriber.send(positionText(subscriber.cursor), 0)
-    if (subscriber.cursor < this.position) await this.catchUp(subscriber)
+    subscriber.send(positionText(subscriber.position), 0)
+    if (subscriber.position < this.position) await this.catchUp(subscriber)
     else if (!subscriber.closed) this.joined.add(subscriber)
   }
 
   /**
-   * Sends `subscriber` the changes from its cursor up to the shared reader's position, a page at a
+   * Sends `subscriber` the changes from its position up to the shared reader's position, a page at a
    * time, holding one of the {@link CATCH_UPS_AT_ONCE} places while it reads: between two pages the
    * event loop gets a turn (on SQLite a read is synchronous, and a client that reads as fast as
    * it is written never makes the socket wait), and while the client has not taken what was sent
    * the place goes to another catch-up. Ends joined (in the same synchronous step as the check that
-   * the cursor reached the shared reader's position: the reader may move on at any await), or
+   * its position reached the shared reader's position: the reader may move on at any await), or
    * with the stream closed.
    */
   private async catchUp(subscriber: FeedSubscriber): Promise<void> {
     await this.takeCatchUpPlace()
     try {
       while (!subscriber.closed) {
-        if (subscriber.cursor >= this.position) {
+        if (subscriber.position >= this.position) {
           this.joined.add(subscriber)
           return
         }
@@ -209,14 +209,14 @@ export class ChangeFeed {
           }
           continue
         }
-        const changes = await this.log.changesAfter(subscriber.cursor, CATCH_UP_PAGE)
+        const changes = await this.changeLog.changesAfter(subscriber.position, CATCH_UP_PAGE)
         if (subscriber.closed) return
         if (changes.length === 0) {
           this.joined.add(subscriber)
           return
         }
         subscriber.send(changes.map(changeEventText).join(''), changes.length)
-        subscriber.cursor = changes.at(-1)!.seq
+        subscriber.position = changes.at(-1)!.seq
         await yieldToEventLoop()
       }
     } finally {
@@ -248,7 +248,7 @@ export class ChangeFeed {
    * @throws StorageUnavailableError when the log cannot be read.
    */
   async lastSequence(): Promise<number> {
-    return (await this.log.horizon()).lastSeq
+    return (await this.changeLog.horizon()).lastSeq
   }
 
   /** Ends every stream and stops reading (the service is stopping); new subscribers get 503. */
@@ -263,8 +263,8 @@ export class ChangeFeed {
   /** Starts the shared reader at the log's last change, once, on the first subscriber. */
   private start(): Promise<void> {
     this.started ??= (async () => {
-      this.stopListening = this.log.onChanges(this.wake)
-      this.position = (await this.log.horizon()).lastSeq
+      this.stopListening = this.changeLog.onChanges(this.wake)
+      this.position = (await this.changeLog.horizon()).lastSeq
       this.timer = setInterval(this.tick, TICK_MS)
       this.timer.unref()
       this.wake()
@@ -296,7 +296,7 @@ export class ChangeFeed {
       do {
         this.again = false
         this.lastRead = performance.now()
-        const changes = await this.log.changesAfter(this.position, PAGE)
+        const changes = await this.changeLog.changesAfter(this.position, PAGE)
         if (changes.length > 0) this.deliver(changes)
         if (changes.length === PAGE) {
           this.again = true
@@ -325,14 +325,14 @@ export class ChangeFeed {
     const first = changes[0]!.seq
     const last = changes.at(-1)!.seq
     for (const subscriber of this.joined) {
-      if (subscriber.cursor >= last) continue
-      if (subscriber.cursor < first) {
+      if (subscriber.position >= last) continue
+      if (subscriber.position < first) {
         subscriber.send(whole, changes.length)
       } else {
-        const rest = texts.filter((_, index) => changes[index]!.seq > subscriber.cursor)
+        const rest = texts.filter((_, index) => changes[index]!.seq > subscriber.position)
         subscriber.send(rest.join(''), rest.length)
       }
-      subscriber.cursor = last
+      subscriber.position = last
     }
     this.position = last
   }

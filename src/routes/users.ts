@@ -22,7 +22,7 @@ export interface UsersOptions {
 }
 
 const tags = ['Users']
-const userNotFoundResponse = errorResponse(404, `\`${Messages.userNotFound}\`: no account has this username (ignoring case).`, [Messages.userNotFound])
+const accountNotFoundResponse = errorResponse(404, `\`${Messages.userNotFound}\`: no account has this username (ignoring case).`, [Messages.userNotFound])
 const lastAdminResponse = errorResponse(409, `\`${Messages.lastAdmin}\`: it is the only admin; make another account admin first.`, [Messages.lastAdmin])
 
 /**
@@ -87,7 +87,7 @@ export async function usersRoutes(app: FastifyInstance, options: UsersOptions): 
         response: {
           200: successResponse(Account, Messages.userUpdated, 'the account after the change.'),
           400: invalidInputResponse('the body is not a JSON object, or `password` is not 12 to 1024 characters, or `role` is not a role.'),
-          404: userNotFoundResponse,
+          404: accountNotFoundResponse,
           409: lastAdminResponse
         }
       }
@@ -113,7 +113,7 @@ export async function usersRoutes(app: FastifyInstance, options: UsersOptions): 
         tags, operationId: 'deleteUser', summary: 'Delete an account (admin)',
         description: 'Removes the account; its tokens answer 401 `Invalid token` within 5 s on every instance.',
         params: AccountParams,
-        response: { 200: successResponse(Type.Null(), Messages.userDeleted, 'null.'), 404: userNotFoundResponse, 409: lastAdminResponse }
+        response: { 200: successResponse(Type.Null(), Messages.userDeleted, 'null.'), 404: accountNotFoundResponse, 409: lastAdminResponse }
       }
     },
     async function deleteUser(request) {

@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
 import { call } from '../../test/support/client.js'
 import { removeDirectory, startServer, temporaryDirectory, type RunningServer } from '../../test/support/server.js'
-import { formatBooks } from '../../src/cli/book-file.js'
+import { formatBooks } from '../../src/book/file-format.js'
 import { assertNoProblems, launchBrowser, openSignedIn, skip, watchPage, type PageWatch } from './support/browser.js'
 
 /**

@@ -1,6 +1,6 @@
 import cluster, { type Worker } from 'node:cluster'
 import { pino, type Logger } from 'pino'
-import { bootstrapHash } from '../../auth/password.js'
+import { bootstrapFirstAdmin } from '../../auth/first-admin.js'
 import type { Config } from '../../config.js'
 import { answerMetricsRequests } from '../../http/pipeline/cluster-metrics.js'
 import { openAccounts } from '../../storage/open.js'
@@ -30,10 +30,9 @@ async function prepareStorage(config: Config, log: Logger): Promise<void> {
   const password = passwordOrExit(config)
   const opened = await openOrExit('cannot open the storage at DATABASE_URL', () => openAccounts(config, reportRetry))
   try {
-    const created = await openOrExit('cannot create the first admin account', () =>
-      opened.accounts.createFirstAdmin(config.AUTH_USERNAME, () => bootstrapHash(password))
+    await openOrExit('cannot create the first admin account', () =>
+      bootstrapFirstAdmin(opened.accounts, { username: config.AUTH_USERNAME, password }, log)
     )
-    if (created) log.info({ username: config.AUTH_USERNAME }, 'created the first admin account from AUTH_USERNAME and AUTH_PASSWORD')
   } finally {
     await opened.close()
   }

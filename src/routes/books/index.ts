@@ -14,8 +14,8 @@ export interface BooksOptions {
   store: BookStore
   /** The `onRequest` hook that authenticates; undefined when `AUTH_ENABLED=false`. */
   authenticate?: AuthHook
-  /** The change feed of GET /books/changes (./changes.ts). */
-  feed: ChangeFeedRouteOptions
+  /** What GET /books/changes needs: the change feed, the token lease, the buffer bound (./changes.ts). */
+  changes: ChangeFeedRouteOptions
 }
 
 /**
@@ -40,7 +40,7 @@ export async function booksRoutes(app: FastifyInstance, options: BooksOptions): 
   api.post('/book', { attachValidation: true, links: { 201: createdBookLinks }, schema: schemas.create }, handlers.createBook)
   api.get('/books', { schema: schemas.list }, handlers.listBooks)
   // A stream of events that handles its own slow readers: out of the send deadline.
-  api.get('/books/changes', { config: SEND_DEADLINE_OPT_OUT, schema: schemas.changes }, changeFeedHandler(options.feed))
+  api.get('/books/changes', { config: SEND_DEADLINE_OPT_OUT, schema: schemas.changes }, changeFeedHandler(options.changes))
   api.get('/book/:id', { schema: schemas.read }, handlers.getBook)
   api.put('/book/:id', { attachValidation: true, schema: schemas.update }, handlers.updateBook)
   api.delete('/book/:id', { schema: schemas.delete }, handlers.deleteBook)

@@ -1,17 +1,15 @@
 import { parse } from 'csv-parse/browser/esm/sync'
-import { CsvRowReader, csvCell, ESCAPED_CELL, ndjsonRow, type FileRow } from '../../../src/book/file-rows.js'
-import type { Book } from '../api/books.js'
+import { CSV_PARSE_OPTIONS, CsvRowReader, formatOfExtension, ndjsonRow, type BookFileFormat, type FileRow } from '../../../src/book/file-format.js'
 
 /**
- * The two file formats of `book-service export` and `import` (docs/data.md "Backups and moving data"), read
- * and written in the browser: CSV per RFC 4180 with the header `id,title,author,year`, and NDJSON,
- * one book per line. The CSV is parsed by csv-parse, the parser the command line uses, with the
- * same options, and each row is made into fields by the same rules, so a file reads the same in
- * both (web/test/book-file.test.ts compares them).
+ * The book files of `book-service export` and `import` as the page reads them: from the text of a
+ * file the person picked. The formats themselves (columns, rows, escaping, the writing of books)
+ * are src/book/file-format.ts, shared with the command line, and the CSV is parsed by csv-parse,
+ * the command line's parser, with the same options, so a file reads the same in both
+ * (web/test/book-file.test.ts compares them).
  */
-export type BookFileFormat = 'csv' | 'ndjson'
 
-export type { FileProblem, FileRow } from '../../../src/book/file-rows.js'
+export type { BookFileFormat, FileProblem, FileRow } from '../../../src/book/file-format.js'
 
 /** The file as a whole cannot be read: malformed CSV (with the csv-parse message), or no header. */
 export class BookFileError extends Error {
@@ -25,13 +23,12 @@ export class BookFileError extends Error {
 }
 
 /**
- * The format of a file: by its name (`.csv`; `.ndjson`, `.jsonl`, `.json`), else by its first
+ * The format of a file: by its name's extension (`formatOfExtension`), else by its first
  * character that is not white space (`{` is NDJSON), else CSV.
  */
 export function formatOf(name: string, text: string): BookFileFormat {
-  const extension = name.toLowerCase().match(/\.[^.]*$/)?.[0]
-  if (extension === '.csv') return 'csv'
-  if (extension === '.ndjson' || extension === '.jsonl' || extension === '.json') return 'ndjson'
+  const byName = formatOfExtension(name.match(/\.[^.]*$/)?.[0] ?? '')
+  if (byName) return byName
   return text.replace(/^\ufeff/, '').trimStart().startsWith('{') ? 'ndjson' : 'csv'
 }
 
@@ -43,7 +40,7 @@ export function formatOf(name: string, text: string): BookFileFormat {
 function csvRows(text: string): FileRow[] {
   let records: { record: string[]; info: { lines: number } }[]
   try {
-    records = parse(text, { bom: true, info: true, relax_column_count: true }) as unknown as typeof records
+    records = parse(text, CSV_PARSE_OPTIONS) as unknown as typeof records
   } catch (error) {
     const { message, lines } = error as Error & { lines?: number }
     throw new BookFileError('csv', `${lines ? `line ${lines}: ` : ''}${message}`)
@@ -69,24 +66,4 @@ function ndjsonRows(text: string): FileRow[] {
  */
 export function readRows(text: string, format: BookFileFormat): FileRow[] {
   return format === 'csv' ? csvRows(text) : ndjsonRows(text)
-}
-
-/**
- * A CSV field, quoted when it holds a comma, a quote or a line break (quotes doubled), per RFC 4180,
- * or when it is a title or author escaped by `csvCell` (src/book/file-rows.ts).
- */
-function csvField(value: string | number): string {
-  const text = String(value)
-  return /[",\r\n]/.test(text) || ESCAPED_CELL.test(text) ? `"${text.replace(/"/g, '""')}"` : text
-}
-
-/**
- * The text of an export of `books` in `format`, as `book-service export` writes it: NDJSON lines,
- * or CSV with the header `id,title,author,year` and CR LF record ends, each title and author that a
- * spreadsheet would take for a formula escaped (`csvCell`, src/book/file-rows.ts).
- */
-export function formatBooks(books: Book[], format: BookFileFormat): string {
-  if (format === 'ndjson') return books.map(({ id, title, author, year }) => `${JSON.stringify({ id, title, author, year })}\n`).join('')
-  const records = [['id', 'title', 'author', 'year'], ...books.map((book) => [book.id, csvCell(book.title), csvCell(book.author), book.year])]
-  return records.map((record) => `${record.map(csvField).join(',')}\r\n`).join('')
 }

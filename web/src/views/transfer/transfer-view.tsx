@@ -1,6 +1,7 @@
 import { useId, useState } from 'preact/hooks'
 import { strings } from '../../strings/index.js'
-import { BookFileError, formatBooks, formatOf, readRows, type BookFileFormat } from '../../transfer/book-file.js'
+import { formatBooks } from '../../../../src/book/file-format.js'
+import { BookFileError, formatOf, readRows, type BookFileFormat } from '../../transfer/book-file.js'
 import { checkRows, type ImportCheck } from '../../transfer/import-check.js'
 import { importKeyPrefix, runImport, type ImportOutcome } from '../../transfer/import-run.js'
 import { useUi } from '../../ui/context.js'

@@ -4,13 +4,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, test } from 'node:test'
 import fc from 'fast-check'
-import { csvCell, csvText } from '../../src/book/file-rows.js'
-import { formatBooks, readRows } from '../../src/cli/book-file.js'
+import { csvCell, csvText, formatBooks } from '../../src/book/file-format.js'
+import { readRows } from '../../src/cli/book-file.js'
 
 /**
  * CSV exports are safe to open in a spreadsheet (OWASP "CSV Injection", docs/data.md "Backups and moving
  * data") and `import` reads back exactly what was exported: the formula escaping of
- * `src/book/file-rows.ts`, through the command line's writer and reader.
+ * `src/book/file-format.ts`, through its writer and the command line's reader.
  */
 const folder = mkdtempSync(join(tmpdir(), 'book-service-csv-'))
 after(() => rmSync(folder, { recursive: true, force: true }))

@@ -1,8 +1,43 @@
+import type { Book } from './schema.js'
+
 /**
- * The rows of an imported book file (docs/data.md "Backups and moving data"), made from CSV records or
- * NDJSON lines by one set of rules, which `book-service import` (reading a file as a stream) and
- * the web page (reading a file the person picked) share, so a file reads the same in both.
+ * The two book file formats of `book-service export`/`import` and the web page's export/import
+ * (docs/data.md "Backups and moving data"), one set of rules for both: CSV per RFC 4180 with the
+ * header `id,title,author,year` (CRLF line ends, fields quoted when they hold a comma, a quote or a
+ * line break; a title or author a spreadsheet would take for a formula escaped by {@link csvCell}
+ * and quoted), and NDJSON, one JSON book per line. What each side adds is only how it reads and
+ * writes the bytes: the command line streams a file (src/cli/book-file.ts), the page holds a
+ * picked file's text (web/src/transfer/book-file.ts). No Node.js module here: the page bundles it.
  */
+export type BookFileFormat = 'csv' | 'ndjson'
+
+/** The formats, as `--format` accepts them. */
+export const BOOK_FILE_FORMATS: readonly BookFileFormat[] = ['ndjson', 'csv']
+
+/** The CSV columns, in order: the header row of an export. */
+export const CSV_COLUMNS = ['id', 'title', 'author', 'year'] as const
+
+/**
+ * The format a file name's extension implies: `.csv` is CSV; `.ndjson`, `.jsonl` and `.json` are
+ * NDJSON (any case).
+ *
+ * @param extension the extension with its dot (`.csv`), or empty.
+ * @returns the format, or undefined for another or no extension.
+ */
+export function formatOfExtension(extension: string): BookFileFormat | undefined {
+  const lower = extension.toLowerCase()
+  if (lower === '.csv') return 'csv'
+  if (lower === '.ndjson' || lower === '.jsonl' || lower === '.json') return 'ndjson'
+  return undefined
+}
+
+/**
+ * The csv-parse options both readers use (the stream parser on the command line, the browser
+ * build's synchronous one on the page): an optional UTF-8 byte order mark, each record's line
+ * numbers (`info`), and records of any length (a wrong count is a row's problem, see
+ * {@link CsvRowReader}).
+ */
+export const CSV_PARSE_OPTIONS = { bom: true, info: true, relax_column_count: true } as const
 
 /**
  * The first characters that make a spreadsheet read a CSV cell as a formula (OWASP "CSV
@@ -22,7 +57,7 @@ export function csvCell(text: string): string {
 }
 
 /** Matches a written title or author that {@link csvCell} escaped (and only those): the writer quotes it. */
-export const ESCAPED_CELL = /^'/
+const ESCAPED_CELL = /^'/
 
 /**
  * A title or author read from a CSV field: the undoing of {@link csvCell}. A field starting with
@@ -39,6 +74,12 @@ const TEXT_COLUMNS = new Set(['title', 'author'])
 /** Why a row cannot be read at all (before the book rules are checked). */
 export type FileProblem = { kind: 'columns'; fields: number; header: number } | { kind: 'notJson' } | { kind: 'notObject' }
 
+/** Why a row cannot be read, as `book-service import` lists it (`line N: …`); the page says the same in its own strings. */
+export function describeProblem(problem: FileProblem): string {
+  if (problem.kind === 'columns') return `has ${problem.fields} fields, the header has ${problem.header}`
+  return problem.kind === 'notJson' ? 'is not valid JSON' : 'is not a JSON object'
+}
+
 /** One data row: its first line number (1-based) and its fields, or why it cannot be read. */
 export type FileRow = { line: number; value: Record<string, unknown> } | { line: number; problem: FileProblem }
 
@@ -48,8 +89,8 @@ function integerField(text: string | undefined): unknown {
 }
 
 /**
- * Makes rows of CSV records as csv-parse gives them (options `bom: true, info: true,
- * relax_column_count: true`), fed in file order. The first record is the header: it names the
+ * Makes rows of CSV records as csv-parse gives them (options {@link CSV_PARSE_OPTIONS}), fed in
+ * file order. The first record is the header: it names the
  * columns (matched without case and surrounding space, in any order; unknown columns ignored);
  * `year` and `id` written as decimal integers become numbers; `title` and `author` are read by
  * {@link csvText} (the export's formula escaping undone); blank lines are skipped; a record
@@ -108,4 +149,33 @@ export function ndjsonRow(text: string, line: number): FileRow | undefined {
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return { line, problem: { kind: 'notObject' } }
   return { line, value: value as Record<string, unknown> }
+}
+
+/**
+ * A CSV field, quoted when it holds a comma, a quote or a line break (quotes doubled), per RFC 4180,
+ * or when it is a title or author escaped by {@link csvCell} (OWASP "CSV Injection"; ids and years
+ * are numbers, never escaped).
+ */
+function csvField(value: string | number): string {
+  const text = String(value)
+  return /[",\r\n]/.test(text) || ESCAPED_CELL.test(text) ? `"${text.replace(/"/g, '""')}"` : text
+}
+
+/**
+ * The text of `books` in `format`: NDJSON lines (`id`, `title`, `author`, `year`), or CSV records
+ * with CRLF ends, each title and author a spreadsheet would take for a formula escaped by
+ * {@link csvCell}. Each line ends with its line end, so pages written one after another concatenate.
+ *
+ * @param first whether these books start the file: a CSV then begins with the header row
+ *   ({@link CSV_COLUMNS}), written even for no books.
+ */
+export function formatBooks(books: readonly Book[], format: BookFileFormat, first = true): string {
+  let text = ''
+  if (format === 'ndjson') {
+    for (const { id, title, author, year } of books) text += `${JSON.stringify({ id, title, author, year })}\n`
+    return text
+  }
+  if (first) text = `${CSV_COLUMNS.join(',')}\r\n`
+  for (const book of books) text += `${[book.id, csvField(csvCell(book.title)), csvField(csvCell(book.author)), book.year].join(',')}\r\n`
+  return text
 }
