@@ -5,8 +5,8 @@ import { tokenSubject } from '../../auth/auth-hook.js'
 import type { Book, BookInput } from '../../book/schema.js'
 import { HttpError } from '../../http/errors/http-error.js'
 import { Messages } from '../../http/messages.js'
-import type { BookStore } from '../../storage/book-store.js'
-import { IDEMPOTENCY_TTL_MS, type IdempotencyClaim } from '../../storage/idempotency.js'
+import type { BookStore } from '../../storage/contracts/book-store.js'
+import { IDEMPOTENCY_TTL_MS, type IdempotencyClaim } from '../../storage/sql/idempotency.js'
 import { changeContextOf } from './change-context.js'
 
 /** Longest `Idempotency-Key` accepted, in characters (a UUID is 36; longer is 400 `Invalid input`). */

@@ -3,7 +3,7 @@ import { parseBookId } from '../../book/id.js'
 import { assertValidBody } from '../../http/pipeline/json-body.js'
 import { HttpError } from '../../http/errors/http-error.js'
 import { Messages } from '../../http/messages.js'
-import type { BookStore, VersionedBook } from '../../storage/book-store.js'
+import type { BookStore, VersionedBook } from '../../storage/contracts/book-store.js'
 import { bookETag, ifMatchHolds } from './etag.js'
 
 /** 404 `Book not found`. */

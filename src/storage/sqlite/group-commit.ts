@@ -1,14 +1,14 @@
 import type Database from 'better-sqlite3'
 import type { Book } from '../../book/schema.js'
-import type { VersionedBook } from '../book-store.js'
-import type { InsertValues, PatchValues } from '../book-sql.js'
+import type { VersionedBook } from '../contracts/book-store.js'
+import type { InsertValues, PatchValues } from '../sql/books.js'
 import { isBusy, retryWhileBusy } from './connection.js'
-import { answerFromRow, insertedRow, type IdempotencyClaim, type IdempotentCreate } from '../idempotency.js'
+import { answerFromRow, insertedRow, type IdempotencyClaim, type IdempotentCreate } from '../sql/idempotency.js'
 import { prepareStatements, type SqliteStatements } from './statements.js'
-import { insertValues, patchValues } from '../book-sql.js'
-import { revivedVersion, type RestoreOutcome } from '../book-history.js'
-import type { ChangeContext } from '../change-log.js'
-import { SQLITE_CONTEXT_STATEMENTS, contextValues } from '../change-log-sql.js'
+import { insertValues, patchValues } from '../sql/books.js'
+import { revivedVersion, type RestoreOutcome } from '../sql/book-history.js'
+import type { ChangeContext } from '../contracts/change-log.js'
+import { SQLITE_CONTEXT_STATEMENTS, contextValues } from '../sql/change-log.js'
 
 /** One write of the SQLite store, as data (so it can be sent to the writer thread). */
 export type WriteOp =

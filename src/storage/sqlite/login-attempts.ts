@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3'
-import { attemptCount, loginAttemptSql, type AttemptCount, type LoginAttempts } from '../login-attempts.js'
+import { attemptCount, loginAttemptSql, type AttemptCount, type LoginAttempts } from '../contracts/login-attempts.js'
 
 const SQL = loginAttemptSql('sqlite')
 
