@@ -55,25 +55,22 @@ export interface BookStore {
   /** The book with this id and its version (for the `ETag`), or undefined. */
   get(id: number): Promise<VersionedBook | undefined>
   /**
-   * Applies the present fields of `patch` on top of the stored book in one atomic step and
-   * returns the result, or undefined when no book has this id (including one deleted meanwhile).
-   */
-  update(id: number, patch: BookPatch, context: ChangeContext): Promise<VersionedBook | undefined>
-  /**
-   * Like {@link update}, but only when the stored version is still `version`: the comparison and
-   * the write are one atomic statement (`UPDATE … WHERE id = ? AND version = ?`).
+   * Applies the present fields of `patch` on top of the stored book in one atomic step. With
+   * `expectedVersion`, only when the stored version is still that one: the comparison and the
+   * write are one atomic statement (`UPDATE … WHERE id = ? AND version = ?`).
    *
-   * @returns the updated book, `'missing'` when no book has this id, `'stale'` when its version differs.
+   * @returns `written` with the book as stored now, `missing` when no book has this id (including
+   *   one deleted meanwhile), `stale` when its version is not `expectedVersion`.
    */
-  updateIfVersion(id: number, version: number, patch: BookPatch, context: ChangeContext): Promise<VersionedBook | 'missing' | 'stale'>
-  /** Removes the book; false when no book had this id. */
-  delete(id: number, context: ChangeContext): Promise<boolean>
+  update(id: number, patch: BookPatch, context: ChangeContext, expectedVersion?: number): Promise<BookWriteOutcome<{ book: VersionedBook }>>
   /**
-   * Removes the book only when its stored version is still `version`, in one atomic statement.
+   * Removes the book; with `expectedVersion`, only when its stored version is still that one, in
+   * one atomic statement.
    *
-   * @returns `'deleted'`, `'missing'` (no book has this id) or `'stale'` (its version differs).
+   * @returns `written` when it was removed, `missing` when no book had this id, `stale` when its
+   *   version is not `expectedVersion`.
    */
-  deleteIfVersion(id: number, version: number, context: ChangeContext): Promise<'deleted' | 'missing' | 'stale'>
+  delete(id: number, context: ChangeContext, expectedVersion?: number): Promise<BookWriteOutcome>
   /**
    * One page of the history of book `id` (README "History and restore"; ./book-history.ts), newest
    * first: at most `limit` entries, those changed before change-log number `before`
@@ -111,6 +108,13 @@ export interface BookStore {
   /** Finishes pending writes and releases the storage (files, connections). */
   close(): Promise<void>
 }
+
+/**
+ * What an update or a delete of one book came to: `written` (with what the write gives back,
+ * such as the book as stored now), `missing` (no book has the id) or `stale` (its version is not
+ * the one the write expected: `If-Match`, docs/api.md "Large collections and concurrent edits").
+ */
+export type BookWriteOutcome<T extends object = object> = ({ status: 'written' } & T) | { status: 'missing' } | { status: 'stale' }
 
 /**
  * A stored book with its version: 1 when created, incremented by every successful update. The

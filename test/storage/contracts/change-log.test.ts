@@ -52,10 +52,10 @@ for (const { engine, skip } of engines) {
       assert.deepEqual(await store.changes.horizon(), { trimmedThrough: 0, lastSeq: 0 })
       const book = await store.create({ title: 'Dune', author: 'Frank Herbert', year: 1965 }, UNKNOWN_CHANGE_CONTEXT)
       await store.update(book.id, { title: 'Dune Messiah' }, UNKNOWN_CHANGE_CONTEXT)
-      assert.equal(await store.updateIfVersion(book.id, 1, { year: 1 }, UNKNOWN_CHANGE_CONTEXT), 'stale')
-      await store.updateIfVersion(book.id, 2, { year: 1969 }, UNKNOWN_CHANGE_CONTEXT)
-      assert.equal(await store.delete(book.id, UNKNOWN_CHANGE_CONTEXT), true)
-      assert.equal(await store.delete(book.id, UNKNOWN_CHANGE_CONTEXT), false)
+      assert.equal((await store.update(book.id, { year: 1 }, UNKNOWN_CHANGE_CONTEXT, 1)).status, 'stale')
+      await store.update(book.id, { year: 1969 }, UNKNOWN_CHANGE_CONTEXT, 2)
+      assert.equal((await store.delete(book.id, UNKNOWN_CHANGE_CONTEXT)).status, 'written')
+      assert.equal((await store.delete(book.id, UNKNOWN_CHANGE_CONTEXT)).status, 'missing')
       await numberedThrough(store, 4)
       const changes = await store.changes.changesAfter(0, 100)
       assert.deepEqual(
@@ -79,11 +79,11 @@ for (const { engine, skip } of engines) {
       const [store] = await openTwo()
       const books = await Promise.all([1, 2, 3].map((n) => store.create({ title: `T${n}`, author: 'A', year: 2000 + n }, UNKNOWN_CHANGE_CONTEXT)))
       const results = await Promise.all([
-        store.deleteIfVersion(books[0]!.id, 7, UNKNOWN_CHANGE_CONTEXT),
-        store.deleteIfVersion(books[1]!.id, 1, UNKNOWN_CHANGE_CONTEXT),
-        store.updateIfVersion(books[2]!.id, 1, { title: 'T3b' }, UNKNOWN_CHANGE_CONTEXT)
+        store.delete(books[0]!.id, UNKNOWN_CHANGE_CONTEXT, 7),
+        store.delete(books[1]!.id, UNKNOWN_CHANGE_CONTEXT, 1),
+        store.update(books[2]!.id, { title: 'T3b' }, UNKNOWN_CHANGE_CONTEXT, 1)
       ])
-      assert.deepEqual(results.map((result) => (typeof result === 'string' ? result : 'updated')), ['stale', 'deleted', 'updated'])
+      assert.deepEqual(results.map((result) => (result.status !== 'written' ? result.status : 'book' in result ? 'updated' : 'deleted')), ['stale', 'deleted', 'updated'])
       await numberedThrough(store, 5)
       assert.equal((await store.changes.numberingLag?.())?.waiting ?? 0, 0)
       const operations = (await store.changes.changesAfter(3, 100)).map((change) => [change.bookId, change.operation])
