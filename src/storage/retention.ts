@@ -1,3 +1,11 @@
+import type { BookStore } from './contracts/book-store.js'
+import { IDEMPOTENCY_TTL_MS } from './sql/idempotency.js'
+
+// What the database keeps and how often each process trims the rest: the change log (below; the
+// stores run the steps, SQLite's on its writer thread between two group commits) and the
+// `Idempotency-Key` answers (kept IDEMPOTENCY_TTL_MS, trimmed hourly). The login counters of
+// auth/login-limits.ts end with their window, forgotten by the login that finds one ended.
+
 /**
  * How long the change log keeps its rows (docs/change-feed.md "Change log"): `CHANGE_LOG_MAX_AGE` and
  * `CHANGE_LOG_MAX_ROWS`.
@@ -57,4 +65,32 @@ export interface ChangeLogOptions {
   retention?: ChangeLogRetention
   /** How often retention runs, in ms (default {@link TRIM_INTERVAL_MS}). */
   trimIntervalMs?: number
+}
+
+/** How often each process removes expired `Idempotency-Key` answers, in milliseconds (they are never replayed once expired, removed or not). */
+export const IDEMPOTENCY_TRIM_INTERVAL_MS = 60 * 60 * 1000
+
+/** Where the idempotency trim reports (a pino logger, such as Fastify's). */
+export interface TrimLogger {
+  info(fields: object, message: string): void
+  warn(fields: object, message: string): void
+}
+
+/**
+ * Removes the `Idempotency-Key` answers older than IDEMPOTENCY_TTL_MS (docs/api.md "Retries and
+ * Idempotency-Key") from `store` now and then every {@link IDEMPOTENCY_TRIM_INTERVAL_MS}, in the
+ * background: a failure is logged and tried again at the next round.
+ *
+ * @returns stops the trim.
+ */
+export function trimIdempotencyKeysHourly(store: Pick<BookStore, 'trimIdempotencyKeys'>, logger: TrimLogger): () => void {
+  const trim = () => {
+    store.trimIdempotencyKeys(new Date(Date.now() - IDEMPOTENCY_TTL_MS).toISOString()).then(
+      (removed) => removed > 0 && logger.info({ removed }, 'expired idempotency keys removed'),
+      (error: unknown) => logger.warn({ err: error }, 'removing expired idempotency keys failed; tried again in an hour')
+    )
+  }
+  trim()
+  const trimTimer = setInterval(trim, IDEMPOTENCY_TRIM_INTERVAL_MS).unref()
+  return () => clearInterval(trimTimer)
 }
