@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { SqliteBookStore } from '../src/storage/sqlite/store.js'
-import { UNKNOWN_CHANGE_CONTEXT } from '../src/storage/change-log.js'
+import { UNKNOWN_CHANGE_CONTEXT } from '../src/storage/contracts/change-log.js'
 
 const CALLS = Number(process.env.CACHED_READ_CALLS ?? 2_000_000)
 const BOOKS = 1000

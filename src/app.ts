@@ -33,7 +33,7 @@ import { ownPasswordRoute } from './routes/own-password.js'
 import { webPageRoutes } from './routes/web-page.js'
 import { webhooksRoutes } from './routes/webhooks.js'
 import { WebhookDispatcher } from './webhooks/dispatcher.js'
-import type { BookStore } from './storage/book-store.js'
+import type { BookStore } from './storage/contracts/book-store.js'
 
 /** Largest request body accepted, in bytes (1 MiB); larger ones get 413. */
 export const BODY_LIMIT_BYTES = 1024 * 1024

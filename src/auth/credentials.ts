@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import { ConfigError, type Config } from '../config.js'
-import { engineOf } from '../storage/engine.js'
+import { engineOf } from '../storage/contracts/engine.js'
 import { dataDirectory, keptSecret } from './secrets.js'
 
 /** Files (in the data folder) that keep generated credentials between starts. */

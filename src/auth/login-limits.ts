@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import type { AttemptCount, LoginAttempts } from '../storage/login-attempts.js'
+import type { AttemptCount, LoginAttempts } from '../storage/contracts/login-attempts.js'
 
 /** The length of a login-limit window, in ms: the limits count per minute. */
 export const LOGIN_WINDOW_MS = 60_000

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import { readFileSync, writeFileSync } from 'node:fs'
-import { keepPrivate, makeFolder } from '../storage/data-folder.js'
+import { keepPrivate, makeFolder } from '../storage/files.js'
 import { dirname, join } from 'node:path'
-import { engineOf } from '../storage/engine.js'
+import { engineOf } from '../storage/contracts/engine.js'
 
 /**
  * The folder the service keeps its own files in: the SQLite file's folder, or `./data` with

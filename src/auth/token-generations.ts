@@ -1,5 +1,5 @@
 import { usernameKey } from '../account/schema.js'
-import type { AccountStore } from '../storage/account-store.js'
+import type { AccountStore } from '../storage/contracts/account-store.js'
 
 /** How long an account's generation is trusted without asking the database again, in milliseconds. */
 export const GENERATION_CACHE_MS = 2000

@@ -3,7 +3,7 @@ import { foldText } from './fold.js'
 /**
  * The search of `GET /books?q=…` (decisions "Search"; docs/search.md "Search"): its terms, its match and
  * its ranking, in one place for both engines. The stores only narrow the books down with an index
- * (storage/search-sql.ts); every candidate is then checked here, so SQLite and PostgreSQL answer
+ * (`searchStatement` in storage/sql/list.ts); every candidate is then checked here, so SQLite and PostgreSQL answer
  * exactly alike.
  */
 

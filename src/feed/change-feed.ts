@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify'
-import type { BookChange, ChangeLog } from '../storage/change-log.js'
+import type { BookChange, ChangeLog } from '../storage/contracts/change-log.js'
 import { changeEventText, HEARTBEAT_TEXT, positionText, resetEventText } from './event-text.js'
 import type { FeedCounters, FeedSubscriber } from './subscriber.js'
 

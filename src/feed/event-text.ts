@@ -1,4 +1,4 @@
-import type { BookChange } from '../storage/change-log.js'
+import type { BookChange } from '../storage/contracts/change-log.js'
 
 /**
  * How long a client should wait before reconnecting after the stream breaks, in milliseconds:

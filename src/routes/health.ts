@@ -5,7 +5,7 @@ import { HttpError } from '../http/errors/http-error.js'
 import { Messages } from '../http/messages.js'
 import { WITHOUT_STORAGE } from '../http/api-document/pipeline-responses.js'
 import { successResponse, unavailableResponse } from '../http/api-document/response-schemas.js'
-import type { BookStore } from '../storage/book-store.js'
+import type { BookStore } from '../storage/contracts/book-store.js'
 
 /**
  * Liveness and readiness for load balancers and orchestrators (docs/contract.md "Operations"),

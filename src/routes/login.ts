@@ -9,7 +9,7 @@ import { verifyPassword } from '../auth/password.js'
 import { envelopeOf } from '../http/envelope.js'
 import { HttpError } from '../http/errors/http-error.js'
 import { Messages } from '../http/messages.js'
-import type { AccountStore } from '../storage/account-store.js'
+import type { AccountStore } from '../storage/contracts/account-store.js'
 import { errorResponse, invalidInputResponse, successResponse } from '../http/api-document/response-schemas.js'
 
 /** Body of POST /login. */

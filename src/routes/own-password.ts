@@ -11,7 +11,7 @@ import { errorResponse, invalidInputResponse, successResponse } from '../http/ap
 import { HttpError } from '../http/errors/http-error.js'
 import { assertValidBody } from '../http/pipeline/json-body.js'
 import { Messages } from '../http/messages.js'
-import type { AccountStore } from '../storage/account-store.js'
+import type { AccountStore } from '../storage/contracts/account-store.js'
 
 /** Body of PUT /users/{username}/password. Unknown fields are ignored. */
 export const OwnPasswordInput = Type.Object(

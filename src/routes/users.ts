@@ -9,7 +9,7 @@ import { Messages } from '../http/messages.js'
 import { hashPassword } from '../auth/password.js'
 import { Account, AccountChangeInput, AccountInput, AccountParams } from '../account/schema.js'
 import { errorResponse, invalidInputResponse, successResponse } from '../http/api-document/response-schemas.js'
-import { LAST_ADMIN, type AccountStore } from '../storage/account-store.js'
+import { LAST_ADMIN, type AccountStore } from '../storage/contracts/account-store.js'
 import type { TokenGenerations } from '../auth/token-generations.js'
 
 /** Options of the {@link usersRoutes} plugin. */

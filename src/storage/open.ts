@@ -1,16 +1,16 @@
 import type { Config } from '../config.js'
-import type { AccountStore } from './account-store.js'
-import type { BookStore } from './book-store.js'
-import type { BookTransfer } from './book-transfer.js'
-import { engineOf } from './engine.js'
+import type { AccountStore } from './contracts/account-store.js'
+import type { BookStore } from './contracts/book-store.js'
+import type { BookTransfer } from './contracts/book-transfer.js'
+import { engineOf } from './contracts/engine.js'
 import type { PostgresOptions } from './postgres/connection.js'
 import { sqliteAccountStore } from './sqlite/accounts.js'
 import { openMigrated } from './sqlite/connection.js'
 import { SqliteBookStore } from './sqlite/store.js'
 import { SqliteBookTransfer } from './sqlite/transfer.js'
 import { sqliteWebhookStore } from './sqlite/webhooks.js'
-import { changeLogStatements, type HorizonRow } from './change-log-sql.js'
-import type { WebhookStore } from './webhook-store.js'
+import { changeLogStatements, type HorizonRow } from './sql/change-log.js'
+import type { WebhookStore } from './contracts/webhook-store.js'
 
 /*
  * Where the engine `DATABASE_URL` names is picked: a SQLite file path (or `:memory:`), or a

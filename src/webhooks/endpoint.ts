@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
-import type { ChangeOperation } from '../storage/change-log.js'
-import type { WebhookEndpoint } from '../storage/webhook-store.js'
+import type { ChangeOperation } from '../storage/contracts/change-log.js'
+import type { WebhookEndpoint } from '../storage/contracts/webhook-store.js'
 import type { Webhook } from './schema.js'
 import { newSecret } from './signature.js'
 

@@ -1,4 +1,4 @@
-import type { BookChange } from '../storage/change-log.js'
+import type { BookChange } from '../storage/contracts/change-log.js'
 
 /** The event types of the body's `type` (decisions "Webhooks"), by change operation. */
 export const EVENT_TYPES = { created: 'book.created', updated: 'book.updated', deleted: 'book.deleted' } as const

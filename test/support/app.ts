@@ -3,7 +3,7 @@ import { createSigner } from 'fast-jwt'
 import type { FastifyInstance } from 'fastify'
 import { buildApp, type AppConfig } from '../../src/app.js'
 import { loadConfig } from '../../src/config.js'
-import type { BookStore } from '../../src/storage/book-store.js'
+import type { BookStore } from '../../src/storage/contracts/book-store.js'
 import { SqliteBookStore } from '../../src/storage/sqlite/store.js'
 
 /** The signing secret of every test app and test server. */

@@ -1,7 +1,7 @@
 import pg from 'pg'
 import { createScratchDatabase, type ScratchDatabase } from './scratch-database.js'
-import type { BookStore } from '../../src/storage/book-store.js'
-import type { Engine } from '../../src/storage/engine.js'
+import type { BookStore } from '../../src/storage/contracts/book-store.js'
+import type { Engine } from '../../src/storage/contracts/engine.js'
 import { PostgresBookStore } from '../../src/storage/postgres/store.js'
 import { SqliteBookStore } from '../../src/storage/sqlite/store.js'
 

@@ -1,5 +1,5 @@
 import { Command } from 'commander'
-import { engineOf } from '../../storage/engine.js'
+import { engineOf } from '../../storage/contracts/engine.js'
 import { backupPostgres } from '../../storage/postgres/backup.js'
 import { BackupError, backupSqlite } from '../../storage/sqlite/backup.js'
 import { configOrExit, fail } from '../exit.js'

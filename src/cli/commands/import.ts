@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { Command } from 'commander'
 import { checkRow } from '../../book/validation.js'
-import { REPORTED_CONFLICTS, type ImportRow } from '../../storage/book-transfer.js'
+import { REPORTED_CONFLICTS, type ImportRow } from '../../storage/contracts/book-transfer.js'
 import { openTransfer } from '../../storage/open.js'
 import type { BookFileFormat } from '../../book/file-format.js'
 import { BookFileError, formatOfName, formatOption, readEveryRow, readRows, rowProblemText } from '../book-file.js'

@@ -1,5 +1,5 @@
 import { Command } from 'commander'
-import { engineOf } from '../../storage/engine.js'
+import { engineOf } from '../../storage/contracts/engine.js'
 import { BackupError, restoreSqlite } from '../../storage/sqlite/backup.js'
 import { configOrExit, fail } from '../exit.js'
 import { CONFIGURATION_HELP } from '../help.js'

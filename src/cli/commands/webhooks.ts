@@ -1,7 +1,7 @@
 import { Command } from 'commander'
 import Value from 'typebox/value'
 import { Messages } from '../../http/messages.js'
-import type { ChangeOperation } from '../../storage/change-log.js'
+import type { ChangeOperation } from '../../storage/contracts/change-log.js'
 import { openWebhooks, type OpenedWebhooks } from '../../storage/open.js'
 import { urlRefusal } from '../../webhooks/address-policy.js'
 import { newEndpoint, webhookView } from '../../webhooks/endpoint.js'

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
-import { StorageUnavailableError, type BookStore } from '../../storage/book-store.js'
+import { StorageUnavailableError, type BookStore } from '../../storage/contracts/book-store.js'
 import { errorEnvelope } from '../envelope.js'
 import { Messages, defaultMessageFor } from '../messages.js'
 import { HttpError } from './http-error.js'

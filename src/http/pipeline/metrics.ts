@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { Registry } from 'prom-client'
 import type { FeedCounters } from '../../feed/subscriber.js'
-import type { ChangeLog } from '../../storage/change-log.js'
+import type { ChangeLog } from '../../storage/contracts/change-log.js'
 import type { DeliveryCounters, EndpointLag } from '../../webhooks/dispatcher.js'
 import { inClusterWorker, reportToPrimary, serviceMetrics } from './cluster-metrics.js'
 

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import { tokenSubject } from '../../auth/auth-hook.js'
-import type { ChangeContext } from '../../storage/change-log.js'
+import type { ChangeContext } from '../../storage/contracts/change-log.js'
 
 /**
  * The {@link ChangeContext} of a book write made by `request` (docs/change-feed.md "Change log"): the actor is

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import type { VersionedBook } from '../../storage/book-store.js'
+import type { VersionedBook } from '../../storage/contracts/book-store.js'
 
 /**
  * Tags already computed, per book object: the stores keep read books in a cache and never

@@ -5,7 +5,7 @@ import type { BookInput, BookParams, BookPatch } from '../../book/schema.js'
 import { JSON_CONTENT_TYPE, envelopeOf } from '../../http/envelope.js'
 import { assertValidBody } from '../../http/pipeline/json-body.js'
 import { Messages } from '../../http/messages.js'
-import type { BookStore } from '../../storage/book-store.js'
+import type { BookStore } from '../../storage/contracts/book-store.js'
 import { changeContextOf } from './change-context.js'
 import { bookETag, ifNoneMatchMatches } from './etag.js'
 import { idempotentCreate, REPLAYED_HEADER } from './idempotency.js'
@@ -87,11 +87,7 @@ export function bookHandlers(store: BookStore) {
       const { title, author, year } = request.body
       const patch = { title, author, year }
       // With a tag, the version check and the write are one atomic statement.
-      const book = written(
-        target.version === undefined
-          ? await store.update(target.id, patch, changeContextOf(request))
-          : await store.updateIfVersion(target.id, target.version, patch, changeContextOf(request))
-      )
+      const { book } = written(await store.update(target.id, patch, changeContextOf(request), target.version))
       reply.header('etag', bookETag(book))
       return envelopeOf(200, Messages.updated, book)
     },
@@ -99,11 +95,7 @@ export function bookHandlers(store: BookStore) {
     /** DELETE /book/{id}: 404, 412 (in that order, {@link loadForWrite}), else 200 `Book deleted successfully`. */
     async deleteBook(request: DeleteBookRequest) {
       const target = await loadForWrite(store, request, false)
-      written(
-        target.version === undefined
-          ? await store.delete(target.id, changeContextOf(request))
-          : await store.deleteIfVersion(target.id, target.version, changeContextOf(request))
-      )
+      written(await store.delete(target.id, changeContextOf(request), target.version))
       return envelopeOf(200, Messages.deleted, null)
     }
   }

@@ -14,8 +14,8 @@ import {
   successResponse,
   withHeaders
 } from '../../http/api-document/response-schemas.js'
-import { HISTORY_START, MAX_VERSION, type HistoryEntry } from '../../storage/book-history.js'
-import { LIST_PAGE_SIZE, type BookStore } from '../../storage/book-store.js'
+import { HISTORY_START, MAX_VERSION, type HistoryEntry } from '../../storage/sql/book-history.js'
+import { LIST_PAGE_SIZE, type BookStore } from '../../storage/contracts/book-store.js'
 import { changeContextOf } from './change-context.js'
 import { bookETag, ifMatchHolds } from './etag.js'
 import { LIMIT_PATTERN, MAX_PAGE_SIZE } from './list-query.js'

@@ -5,8 +5,9 @@ import { tokenSubject } from '../../auth/auth-hook.js'
 import type { Book, BookInput } from '../../book/schema.js'
 import { HttpError } from '../../http/errors/http-error.js'
 import { Messages } from '../../http/messages.js'
-import type { BookStore } from '../../storage/book-store.js'
-import { IDEMPOTENCY_TTL_MS, type IdempotencyClaim } from '../../storage/idempotency.js'
+import type { BookStore } from '../../storage/contracts/book-store.js'
+import { trimIdempotencyKeysHourly } from '../../storage/retention.js'
+import { IDEMPOTENCY_TTL_MS, type IdempotencyClaim } from '../../storage/sql/idempotency.js'
 import { changeContextOf } from './change-context.js'
 
 /** Longest `Idempotency-Key` accepted, in characters (a UUID is 36; longer is 400 `Invalid input`). */
@@ -45,9 +46,6 @@ export const replayedHeaderDocument = {
     description: '`true` when this 201 is the replayed first answer of the same `Idempotency-Key` (nothing was stored by this request); absent otherwise.'
   }
 }
-
-/** How often expired keys are removed, in milliseconds (they are never replayed once expired, removed or not). */
-const TRIM_INTERVAL_MS = 60 * 60 * 1000
 
 /**
  * `POST /book` with an `Idempotency-Key` (docs/contract.md "Hardening") on `store`. The stored
@@ -98,20 +96,13 @@ function claimOf(subject: string, key: string, input: BookInput, nowMs: number):
 }
 
 /**
- * Removes expired `Idempotency-Key` answers from `store` once `app` is ready and then every hour,
- * in the background (a failure is logged and tried again at the next round); stops when `app` closes.
+ * Runs the hourly trim of expired `Idempotency-Key` answers (storage/retention.ts) while `app`
+ * runs: from when it is ready until it closes.
  */
 export function trimExpiredKeys(app: FastifyInstance, store: BookStore, log: FastifyBaseLogger): void {
-  let timer: NodeJS.Timeout | undefined
-  const trim = () => {
-    store.trimIdempotencyKeys(new Date(Date.now() - IDEMPOTENCY_TTL_MS).toISOString()).then(
-      (removed) => removed > 0 && log.info({ removed }, 'expired idempotency keys removed'),
-      (error: unknown) => log.warn({ err: error }, 'removing expired idempotency keys failed; tried again in an hour')
-    )
-  }
+  let stop: (() => void) | undefined
   app.addHook('onReady', async () => {
-    trim()
-    timer = setInterval(trim, TRIM_INTERVAL_MS).unref()
+    stop = trimIdempotencyKeysHourly(store, log)
   })
-  app.addHook('preClose', async () => clearInterval(timer))
+  app.addHook('preClose', async () => stop?.())
 }

@@ -3,11 +3,11 @@ import { HttpError } from '../../http/errors/http-error.js'
 import { Messages } from '../../http/messages.js'
 import { decodeCursor, decodeRelevanceCursor, encodeCursor, encodeRelevanceCursor } from '../../book/cursor.js'
 import { MAX_SEARCH_LENGTH, parseSearch, type Search } from '../../book/search.js'
-import { relevanceOf } from '../../storage/search-results.js'
+import { relevanceOf } from '../../storage/sql/search-results.js'
 import { parseDecimalId } from '../../book/id.js'
 import type { BookQuery, SortField } from '../../book/query.js'
 import type { Book } from '../../book/schema.js'
-import type { BookStore } from '../../storage/book-store.js'
+import type { BookStore } from '../../storage/contracts/book-store.js'
 
 /** Largest page `limit` accepts. */
 export const MAX_PAGE_SIZE = 1000

@@ -3,7 +3,7 @@ import { parseBookId } from '../../book/id.js'
 import { assertValidBody } from '../../http/pipeline/json-body.js'
 import { HttpError } from '../../http/errors/http-error.js'
 import { Messages } from '../../http/messages.js'
-import type { BookStore, VersionedBook } from '../../storage/book-store.js'
+import type { BookStore, BookWriteOutcome, VersionedBook } from '../../storage/contracts/book-store.js'
 import { bookETag, ifMatchHolds } from './etag.js'
 
 /** 404 `Book not found`. */
@@ -52,13 +52,13 @@ export async function loadForWrite(store: BookStore, request: WriteRequest, chec
 }
 
 /**
- * The answer of a write made after {@link loadForWrite}: the book (or true) when it was written;
+ * The answer of a write made after {@link loadForWrite}: the outcome when the book was written;
  * 404 when the book was deleted since the load, 412 when it changed since the load.
  *
- * @throws HttpError 404 for `'missing'`, `undefined` or `false`; 412 for `'stale'`.
+ * @throws HttpError 404 for `missing`; 412 for `stale`.
  */
-export function written<T>(outcome: T | 'missing' | 'stale' | undefined | false): T {
-  if (outcome === undefined || outcome === false || outcome === 'missing') throw bookNotFound()
-  if (outcome === 'stale') throw preconditionFailed()
+export function written<T extends object>(outcome: BookWriteOutcome<T>): T {
+  if (outcome.status === 'missing') throw bookNotFound()
+  if (outcome.status === 'stale') throw preconditionFailed()
   return outcome
 }

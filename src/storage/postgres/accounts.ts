@@ -1,12 +1,12 @@
 import type pg from 'pg'
 import type { Account } from '../../account/schema.js'
-import { AccountRules, type AccountEngine } from '../account-rules.js'
-import { accountStatements, type AccountStatements } from '../account-sql.js'
-import type { AccountGeneration, AccountStore, StoredAccount } from '../account-store.js'
+import { AccountRules, type AccountEngine } from '../sql/account-rules.js'
+import { accountStatements, type AccountStatements } from '../sql/accounts.js'
+import type { AccountGeneration, AccountStore, StoredAccount } from '../contracts/account-store.js'
 import { classified } from './errors.js'
 import { inTransaction } from './transaction.js'
 
-/** The account statements on PostgreSQL (placeholders `$n`), from the one description in account-sql.ts. */
+/** The account statements on PostgreSQL (placeholders `$n`), from the one description in sql/accounts.ts. */
 const SQL = accountStatements('postgres')
 
 /** Advisory lock key held by every account write transaction ("accounts" in ASCII), so the last-admin check and the write are serialised across instances. */

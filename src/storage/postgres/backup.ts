@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process'
 import { chmodSync } from 'node:fs'
-import { replaceAtomically } from '../atomic-file.js'
+import { replaceAtomically } from '../files.js'
 
 /** How a run of pg_dump ended: its exit code, or `'missing'` when it is not installed (not on PATH). */
 export type PgDumpOutcome = number | 'missing'

@@ -1,5 +1,5 @@
 import pg from 'pg'
-import { CHANGE_NUMBERING_LOCK } from '../migrations.js'
+import { CHANGE_NUMBERING_LOCK } from '../schema/migrations/0007_change_log_numbering.js'
 import { IDLE_IN_TRANSACTION_MS, QUERY_TIMEOUT_MS, types } from './connection.js'
 
 /** Most rows one numbering transaction numbers; a full batch is followed by the next at once. */
@@ -25,7 +25,7 @@ const KEEPALIVE_SETTINGS = 'SET tcp_keepalives_idle = 5; SET tcp_keepalives_inte
 
 /**
  * The change log's sequencer on PostgreSQL (docs/change-feed.md "Change log"; migration 0007,
- * `changeLogNumbering` in migrations.ts). Every instance runs one, on a connection of its own;
+ * `numberingStatements` in schema/migrations/0007_change_log_numbering.ts). Every instance runs one, on a connection of its own;
  * the one whose session holds the advisory lock `CHANGE_NUMBERING_LOCK` numbers the committed
  * rows (`book_changes_number`), every {@link NUMBERING_POLL_MS} or at once when this instance
  * committed a write ({@link kick}); each numbered batch notifies `book_changes`, the readers'

@@ -1,6 +1,6 @@
 import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
-import { migrateToLatest } from '../migrations.js'
+import { migrateToLatest } from '../schema/migrate.js'
 import { isUnreachable } from './errors.js'
 
 const INT8_OID = 20

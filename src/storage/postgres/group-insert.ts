@@ -1,8 +1,8 @@
 import type { Book, BookInput } from '../../book/schema.js'
-import { StorageUnavailableError } from '../book-store.js'
-import { insertValues } from '../book-sql.js'
-import type { ChangeContext } from '../change-log.js'
-import { contextObject } from '../change-log-sql.js'
+import { StorageUnavailableError } from '../contracts/book-store.js'
+import { insertValues } from '../sql/books.js'
+import type { ChangeContext } from '../contracts/change-log.js'
+import { contextObject } from '../sql/change-log.js'
 import { STATEMENTS, columnArrays, type Statement } from './statements.js'
 
 /** A create waiting for its group insert. */

@@ -1,9 +1,9 @@
 import type pg from 'pg'
 import type { Book, BookInput } from '../../book/schema.js'
-import { bookStatements, insertValues } from '../book-sql.js'
-import { answerFromRow, idempotencyStatements, insertedRow, type IdempotencyClaim, type IdempotencyRow, type IdempotentCreate } from '../idempotency.js'
-import type { ChangeContext } from '../change-log.js'
-import { contextObject } from '../change-log-sql.js'
+import { bookStatements, insertValues } from '../sql/books.js'
+import { answerFromRow, idempotencyStatements, insertedRow, type IdempotencyClaim, type IdempotencyRow, type IdempotentCreate } from '../sql/idempotency.js'
+import type { ChangeContext } from '../contracts/change-log.js'
+import { contextObject } from '../sql/change-log.js'
 import { classified } from './errors.js'
 import { inTransaction } from './transaction.js'
 
@@ -16,7 +16,7 @@ const INSERT_BOOK = bookStatements('postgres').insert
  * instance finds it held and answers 409 `Request in progress` instead of waiting.
  */
 const TRY_LOCK = 'SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS locked'
-/** The same, and the transaction's change context ($2, JSON text: `ChangeContext` in change-log.ts) in the same round trip. */
+/** The same, and the transaction's change context ($2, JSON text: `ChangeContext` in contracts/change-log.ts) in the same round trip. */
 const TRY_LOCK_IN_CONTEXT = `${TRY_LOCK}, set_config('book_service.change_context', $2, true)`
 
 /**

@@ -1,5 +1,6 @@
 import type pg from 'pg'
-import { attemptCount, loginAttemptSql, type AttemptCount, type LoginAttempts } from '../login-attempts.js'
+import type { AttemptCount, LoginAttempts } from '../contracts/login-attempts.js'
+import { attemptCount, loginAttemptSql } from '../sql/login-attempts.js'
 import { classified } from './errors.js'
 
 const SQL = loginAttemptSql('postgres')

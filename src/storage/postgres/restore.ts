@@ -1,7 +1,7 @@
 import type pg from 'pg'
-import { insertValues, patchValues, bookStatements } from '../book-sql.js'
-import { historyStatements, revivedVersion, type RestoreOutcome } from '../book-history.js'
-import type { VersionedBook } from '../book-store.js'
+import { insertValues, patchValues, bookStatements } from '../sql/books.js'
+import { historyStatements, revivedVersion, type RestoreOutcome } from '../sql/book-history.js'
+import type { VersionedBook } from '../contracts/book-store.js'
 import { inTransaction } from './transaction.js'
 
 /** The history's statements on PostgreSQL (../book-history.ts). */

@@ -1,16 +1,16 @@
 import type pg from 'pg'
-import { BOOK_COLUMNS, STORED_COLUMNS, bookStatements, type InsertValues } from '../book-sql.js'
+import { BOOK_COLUMNS, STORED_COLUMNS, bookStatements, type InsertValues } from '../sql/books.js'
 import { classified } from './errors.js'
-import { historyStatements } from '../book-history.js'
+import { historyStatements } from '../sql/book-history.js'
 
-/** The fixed statements on PostgreSQL (placeholders `$n`), from the one description in book-sql.ts. */
+/** The fixed statements on PostgreSQL (placeholders `$n`), from the one description in sql/books.ts. */
 const SQL = bookStatements('postgres')
 
 /** The history's statements on PostgreSQL (../book-history.ts). */
 const HISTORY_SQL = historyStatements('postgres')
 
 /**
- * The change context's CTE (`ChangeContext` in change-log.ts): sets `book_service.change_context`
+ * The change context's CTE (`ChangeContext` in contracts/change-log.ts): sets `book_service.change_context`
  * to parameter `$n` (JSON text of `contextObject`, or an array of them for a group insert) for
  * the rest of the transaction, and restarts the group insert's row count. A statement runs it by
  * naming {@link IN_CONTEXT} in its condition, so the setting is made in the same round trip as
@@ -40,7 +40,7 @@ export const STATEMENTS = {
   page: { name: 'book-page', text: SQL.page },
   get: { name: 'book-get-versioned', text: SQL.get },
   exists: { name: 'book-exists', text: SQL.exists },
-  /** The statements of book-sql.ts, then the change context (JSON text) as their last parameter. */
+  /** The statements of sql/books.ts, then the change context (JSON text) as their last parameter. */
   update: { name: 'book-update-versioned', text: inContext(SQL.update, 7) },
   updateIfVersion: { name: 'book-update-if-version', text: inContext(SQL.updateIfVersion, 8) },
   delete: { name: 'book-delete', text: inContext(SQL.delete, 2) },

@@ -1,30 +1,30 @@
 import type pg from 'pg'
 import type { Book, BookInput, BookPatch } from '../../book/schema.js'
 import type { BookFilter, BookQuery } from '../../book/query.js'
-import type { AccountStore } from '../account-store.js'
-import type { BookStore, VersionedBook } from '../book-store.js'
-import type { ChangeContext } from '../change-log.js'
-import { contextObject } from '../change-log-sql.js'
-import { patchValues } from '../book-sql.js'
-import { pagesById, pagesOf } from '../list-pages.js'
-import { countStatement, listStatement, searchStatement } from '../list-sql.js'
-import { searchCount, searchList, type ReadCandidates } from '../search-results.js'
-import { DEFAULT_RETENTION, TRIM_INTERVAL_MS, type ChangeLogOptions, type ChangeLogRetention } from '../change-log-retention.js'
+import type { AccountStore } from '../contracts/account-store.js'
+import type { BookStore, BookWriteOutcome, VersionedBook } from '../contracts/book-store.js'
+import type { ChangeContext } from '../contracts/change-log.js'
+import { contextObject } from '../sql/change-log.js'
+import { patchValues } from '../sql/books.js'
+import { pagesById, pagesOf } from '../sql/list-pages.js'
+import { countStatement, listStatement, searchStatement } from '../sql/list.js'
+import { searchCount, searchList, type ReadCandidates } from '../sql/search-results.js'
+import { DEFAULT_RETENTION, TRIM_INTERVAL_MS, type ChangeLogOptions, type ChangeLogRetention } from '../retention.js'
 import { postgresAccountStore } from './accounts.js'
 import { PostgresChangeLog } from './change-log.js'
 import { ChangeNumbering } from './change-numbering.js'
 import { PostgresLoginAttempts } from './login-attempts.js'
 import { postgresWebhookStore } from './webhooks.js'
-import type { WebhookStore } from '../webhook-store.js'
-import type { LoginAttempts } from '../login-attempts.js'
+import type { WebhookStore } from '../contracts/webhook-store.js'
+import type { LoginAttempts } from '../contracts/login-attempts.js'
 import { QUERY_TIMEOUT_MS, openPool, type PostgresOptions } from './connection.js'
 import { GroupInsert } from './group-insert.js'
 import { isWriteRefused } from './errors.js'
 import { idempotentCreates } from './idempotency.js'
 import { probeWrite } from './write-probe.js'
-import type { IdempotencyClaim, IdempotentCreate } from '../idempotency.js'
+import type { IdempotencyClaim, IdempotentCreate } from '../sql/idempotency.js'
 import { STATEMENTS, statementRunner } from './statements.js'
-import { readHistoryPage, type HistoryPage, type HistoryRow, type RestoreOutcome } from '../book-history.js'
+import { readHistoryPage, type HistoryPage, type HistoryRow, type RestoreOutcome } from '../sql/book-history.js'
 import { restoreBook } from './restore.js'
 
 /** The change log's numbering, as the store runs it (change-numbering.ts). */
@@ -143,27 +143,29 @@ export class PostgresBookStore implements BookStore {
     return (await this.query<VersionedBook>(STATEMENTS.get, [id]))[0]
   }
 
-  async update(id: number, patch: BookPatch, context: ChangeContext): Promise<VersionedBook | undefined> {
-    return (await this.numbered(this.query<VersionedBook>(STATEMENTS.update, [...patchValues(patch), id, contextText(context)])))[0]
-  }
-
   /**
-   * One `UPDATE … WHERE id = $6 AND version = $7`: PostgreSQL locks the row, and a concurrent
-   * update that committed first makes the condition false, so exactly one of two racing
-   * conditional updates of the same version succeeds.
+   * With `expectedVersion`, one `UPDATE … WHERE id = $6 AND version = $7`: PostgreSQL locks the
+   * row, and a concurrent update that committed first makes the condition false, so exactly one
+   * of two racing conditional updates of the same version succeeds.
    */
-  async updateIfVersion(id: number, version: number, patch: BookPatch, context: ChangeContext): Promise<VersionedBook | 'missing' | 'stale'> {
-    const rows = await this.numbered(this.query<VersionedBook>(STATEMENTS.updateIfVersion, [...patchValues(patch), id, version, contextText(context)]))
-    return rows[0] ?? this.missingOrStale(id)
+  async update(id: number, patch: BookPatch, context: ChangeContext, expectedVersion?: number): Promise<BookWriteOutcome<{ book: VersionedBook }>> {
+    const rows = await this.numbered(
+      expectedVersion === undefined
+        ? this.query<VersionedBook>(STATEMENTS.update, [...patchValues(patch), id, contextText(context)])
+        : this.query<VersionedBook>(STATEMENTS.updateIfVersion, [...patchValues(patch), id, expectedVersion, contextText(context)])
+    )
+    if (rows[0] !== undefined) return { status: 'written', book: rows[0] }
+    return expectedVersion === undefined ? { status: 'missing' } : this.missingOrStale(id)
   }
 
-  async deleteIfVersion(id: number, version: number, context: ChangeContext): Promise<'deleted' | 'missing' | 'stale'> {
-    const rows = await this.numbered(this.query(STATEMENTS.deleteIfVersion, [id, version, contextText(context)]))
-    return rows.length > 0 ? 'deleted' : this.missingOrStale(id)
-  }
-
-  async delete(id: number, context: ChangeContext): Promise<boolean> {
-    return (await this.numbered(this.query(STATEMENTS.delete, [id, contextText(context)]))).length > 0
+  async delete(id: number, context: ChangeContext, expectedVersion?: number): Promise<BookWriteOutcome> {
+    const rows = await this.numbered(
+      expectedVersion === undefined
+        ? this.query(STATEMENTS.delete, [id, contextText(context)])
+        : this.query(STATEMENTS.deleteIfVersion, [id, expectedVersion, contextText(context)])
+    )
+    if (rows.length > 0) return { status: 'written' }
+    return expectedVersion === undefined ? { status: 'missing' } : this.missingOrStale(id)
   }
 
   history(id: number, before: number, limit: number): Promise<HistoryPage | undefined> {
@@ -245,8 +247,8 @@ export class PostgresBookStore implements BookStore {
   }
 
   /** Why a conditional write changed nothing: the book is gone, or its version moved on. */
-  private async missingOrStale(id: number): Promise<'missing' | 'stale'> {
-    return (await this.query(STATEMENTS.exists, [id])).length > 0 ? 'stale' : 'missing'
+  private async missingOrStale(id: number): Promise<{ status: 'missing' | 'stale' }> {
+    return { status: (await this.query(STATEMENTS.exists, [id])).length > 0 ? 'stale' : 'missing' }
   }
 }
 

@@ -1,5 +1,5 @@
 import type pg from 'pg'
-import { SqlWebhookStore, type WebhookSqlRunner } from '../webhook-store.js'
+import { SqlWebhookStore, type WebhookSqlRunner } from '../sql/webhooks.js'
 import { classified } from './errors.js'
 
 /**

@@ -1,10 +1,10 @@
 import type Database from 'better-sqlite3'
 import type { Account } from '../../account/schema.js'
-import { AccountRules, type AccountEngine } from '../account-rules.js'
-import { accountStatements, type AccountInsertValues, type AccountStatements, type AccountUpdateValues } from '../account-sql.js'
-import type { AccountGeneration, AccountStore, StoredAccount } from '../account-store.js'
+import { AccountRules, type AccountEngine } from '../sql/account-rules.js'
+import { accountStatements, type AccountInsertValues, type AccountStatements, type AccountUpdateValues } from '../sql/accounts.js'
+import type { AccountGeneration, AccountStore, StoredAccount } from '../contracts/account-store.js'
 
-/** The account statements on SQLite (placeholders `?`), from the one description in account-sql.ts. */
+/** The account statements on SQLite (placeholders `?`), from the one description in sql/accounts.ts. */
 const SQL = accountStatements('sqlite')
 
 /**

@@ -1,8 +1,8 @@
 import { existsSync, linkSync } from 'node:fs'
 import Database from 'better-sqlite3'
-import { replaceAtomically } from '../atomic-file.js'
-import { createPrivateFile } from '../data-folder.js'
-import { MIGRATION_NAMES } from '../migrations.js'
+import { replaceAtomically } from '../files.js'
+import { createPrivateFile } from '../files.js'
+import { MIGRATION_NAMES } from '../schema/migrate.js'
 import { BUSY_TIMEOUT_MS, migrateConnection } from './connection.js'
 
 /** A backup that cannot be used, or a database that cannot be replaced now: one line for the operator. */

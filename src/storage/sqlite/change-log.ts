@@ -1,11 +1,11 @@
 import type Database from 'better-sqlite3'
-import type { BookChange, ChangeLog, ChangeLogHorizon } from '../change-log.js'
-import { TRIM_BATCH, trimThrough, type ChangeLogRetention } from '../change-log-retention.js'
-import { ChangeListeners } from '../change-listeners.js'
-import { bookChangeOf, changeLogStatements, type ChangeRow, type HorizonRow } from '../change-log-sql.js'
+import type { BookChange, ChangeLog, ChangeLogHorizon } from '../contracts/change-log.js'
+import { TRIM_BATCH, trimThrough, type ChangeLogRetention } from '../retention.js'
+import { ChangeListeners } from '../sql/change-listeners.js'
+import { bookChangeOf, changeLogStatements, type ChangeRow, type HorizonRow } from '../sql/change-log.js'
 import { retryWhileBusy } from './connection.js'
 
-/** The change log's statements on SQLite (placeholders `?`), from the one description in change-log-sql.ts. */
+/** The change log's statements on SQLite (placeholders `?`), from the one description in sql/change-log.ts. */
 const SQL = changeLogStatements('sqlite')
 
 /** How often the log looks for commits of other connections while someone listens, in ms. */

@@ -1,8 +1,8 @@
 import { closeSync, openSync } from 'node:fs'
 import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
-import { keepPrivate, makeFolder, PRIVATE_FILE_MODE, PRIVATE_FOLDER_MODE } from '../data-folder.js'
-import { isUpToDate, migrateToLatest } from '../migrations.js'
+import { keepPrivate, makeFolder, PRIVATE_FILE_MODE, PRIVATE_FOLDER_MODE } from '../files.js'
+import { isUpToDate, migrateToLatest } from '../schema/migrate.js'
 import { inOneTransaction } from './migration-transaction.js'
 
 /** How long a connection waits for another one's write lock before failing `SQLITE_BUSY`, in ms. */

@@ -1,14 +1,14 @@
 import type Database from 'better-sqlite3'
 import type { Book } from '../../book/schema.js'
-import type { VersionedBook } from '../book-store.js'
-import type { InsertValues, PatchValues } from '../book-sql.js'
+import type { BookWriteOutcome, VersionedBook } from '../contracts/book-store.js'
+import type { InsertValues, PatchValues } from '../sql/books.js'
 import { isBusy, retryWhileBusy } from './connection.js'
-import { answerFromRow, insertedRow, type IdempotencyClaim, type IdempotentCreate } from '../idempotency.js'
+import { answerFromRow, insertedRow, type IdempotencyClaim, type IdempotentCreate } from '../sql/idempotency.js'
 import { prepareStatements, type SqliteStatements } from './statements.js'
-import { insertValues, patchValues } from '../book-sql.js'
-import { revivedVersion, type RestoreOutcome } from '../book-history.js'
-import type { ChangeContext } from '../change-log.js'
-import { SQLITE_CONTEXT_STATEMENTS, contextValues } from '../change-log-sql.js'
+import { insertValues, patchValues } from '../sql/books.js'
+import { revivedVersion, type RestoreOutcome } from '../sql/book-history.js'
+import type { ChangeContext } from '../contracts/change-log.js'
+import { SQLITE_CONTEXT_STATEMENTS, contextValues } from '../sql/change-log.js'
 
 /** One write of the SQLite store, as data (so it can be sent to the writer thread). */
 export type WriteOp =
@@ -31,9 +31,8 @@ export type WriteResult =
   | number
   | IdempotentCreate
   | RestoreOutcome
-  | 'deleted'
-  | 'missing'
-  | 'stale'
+  | BookWriteOutcome<{ book: VersionedBook }>
+  | BookWriteOutcome
 
 /** What one write gave: its result, or the error it raised (its savepoint was rolled back). */
 export type WriteOutcome = { ok: true; value: WriteResult } | { ok: false; error: WriteError }
@@ -65,7 +64,8 @@ export function toError(error: WriteError): Error {
  */
 export function groupCommit(db: Database.Database): (batch: WriteOp[]) => WriteOutcome[] {
   const statements = prepareStatements(db)
-  const missingOrStale = (id: number) => (statements.exists.get(id) ? 'stale' : 'missing')
+  const missingOrStale = (id: number): { status: 'missing' | 'stale' } => ({ status: statements.exists.get(id) ? 'stale' : 'missing' })
+  const bookWritten = (book: VersionedBook | undefined) => (book === undefined ? undefined : { status: 'written' as const, book })
   const lastSeq = db.prepare<[], number>(SQLITE_CONTEXT_STATEMENTS.lastSeq).pluck()
   const stamp = db.prepare(SQLITE_CONTEXT_STATEMENTS.stamp)
   // A book write stamps the change-log rows its triggers wrote with its context (`ChangeContext`):
@@ -98,13 +98,13 @@ export function groupCommit(db: Database.Database): (batch: WriteOp[]) => WriteO
         statements.probeErase.run()
         return true
       case 'update':
-        return statements.update.get(...write.values, write.id)
+        return bookWritten(statements.update.get(...write.values, write.id)) ?? { status: 'missing' }
       case 'updateIfVersion':
-        return statements.updateIfVersion.get(...write.values, write.id, write.version) ?? missingOrStale(write.id)
+        return bookWritten(statements.updateIfVersion.get(...write.values, write.id, write.version)) ?? missingOrStale(write.id)
       case 'delete':
-        return statements.delete.run(write.id).changes > 0
+        return statements.delete.run(write.id).changes > 0 ? { status: 'written' } : { status: 'missing' }
       case 'deleteIfVersion':
-        return statements.deleteIfVersion.run(write.id, write.version).changes > 0 ? 'deleted' : missingOrStale(write.id)
+        return statements.deleteIfVersion.run(write.id, write.version).changes > 0 ? { status: 'written' } : missingOrStale(write.id)
       case 'restore':
         return restore(statements, write)
     }

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3'
-import { attemptCount, loginAttemptSql, type AttemptCount, type LoginAttempts } from '../login-attempts.js'
+import type { AttemptCount, LoginAttempts } from '../contracts/login-attempts.js'
+import { attemptCount, loginAttemptSql } from '../sql/login-attempts.js'
 
 const SQL = loginAttemptSql('sqlite')
 

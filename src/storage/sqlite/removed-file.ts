@@ -1,6 +1,6 @@
 import { linkSync, rmSync } from 'node:fs'
 import type Database from 'better-sqlite3'
-import { createPrivateFile } from '../data-folder.js'
+import { createPrivateFile } from '../files.js'
 import type { FileChange } from './file-identity.js'
 
 /**

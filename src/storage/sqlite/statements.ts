@@ -1,11 +1,11 @@
 import type Database from 'better-sqlite3'
 import type { Book } from '../../book/schema.js'
-import type { VersionedBook } from '../book-store.js'
-import { STORED_COLUMNS, bookStatements, type InsertValues, type PatchValues } from '../book-sql.js'
-import { idempotencyStatements, type IdempotencyRow } from '../idempotency.js'
-import { historyStatements, type HistoryRow } from '../book-history.js'
+import type { VersionedBook } from '../contracts/book-store.js'
+import { STORED_COLUMNS, bookStatements, type InsertValues, type PatchValues } from '../sql/books.js'
+import { idempotencyStatements, type IdempotencyRow } from '../sql/idempotency.js'
+import { historyStatements, type HistoryRow } from '../sql/book-history.js'
 
-/** The fixed statements on SQLite (placeholders `?`), from the one description in book-sql.ts. */
+/** The fixed statements on SQLite (placeholders `?`), from the one description in sql/books.ts. */
 const SQL = bookStatements('sqlite')
 /** The statements of `Idempotency-Key` answers on SQLite. */
 const IDEMPOTENCY_SQL = idempotencyStatements('sqlite')
@@ -99,7 +99,7 @@ export function prepareStatements(db: Database.Database): SqliteStatements {
 const PREPARED_QUERIES = 64
 
 /**
- * The list and count statements of a connection (built by Kysely in list-sql.ts), prepared on
+ * The list and count statements of a connection (built by Kysely in sql/list.ts), prepared on
  * first use and kept per SQL text, so a query of the same shape is prepared once.
  */
 export function preparedQueries(db: Database.Database): (sql: string) => Database.Statement {

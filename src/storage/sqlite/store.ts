@@ -1,26 +1,26 @@
 import type Database from 'better-sqlite3'
 import type { Book, BookInput, BookPatch } from '../../book/schema.js'
 import type { BookFilter, BookQuery } from '../../book/query.js'
-import type { AccountStore } from '../account-store.js'
-import { StorageUnavailableError, type BookStore, type VersionedBook } from '../book-store.js'
-import type { LoginAttempts } from '../login-attempts.js'
-import { insertValues, patchValues } from '../book-sql.js'
-import type { IdempotencyClaim, IdempotentCreate } from '../idempotency.js'
-import { pagesById, pagesOf } from '../list-pages.js'
-import { countStatement, listStatement, searchStatement } from '../list-sql.js'
-import { searchCount, searchList, type ReadCandidates } from '../search-results.js'
-import { DEFAULT_RETENTION, TRIM_INTERVAL_MS, type ChangeLogOptions } from '../change-log-retention.js'
-import { changeLogStatements, type HorizonRow } from '../change-log-sql.js'
-import { readHistoryPage, type HistoryPage, type RestoreOutcome } from '../book-history.js'
+import type { AccountStore } from '../contracts/account-store.js'
+import { StorageUnavailableError, type BookStore, type BookWriteOutcome, type VersionedBook } from '../contracts/book-store.js'
+import type { LoginAttempts } from '../contracts/login-attempts.js'
+import { insertValues, patchValues } from '../sql/books.js'
+import type { IdempotencyClaim, IdempotentCreate } from '../sql/idempotency.js'
+import { pagesById, pagesOf } from '../sql/list-pages.js'
+import { countStatement, listStatement, searchStatement } from '../sql/list.js'
+import { searchCount, searchList, type ReadCandidates } from '../sql/search-results.js'
+import { DEFAULT_RETENTION, TRIM_INTERVAL_MS, type ChangeLogOptions } from '../retention.js'
+import { changeLogStatements, type HorizonRow } from '../sql/change-log.js'
+import { readHistoryPage, type HistoryPage, type RestoreOutcome } from '../sql/book-history.js'
 import { sqliteAccountStore } from './accounts.js'
 import { SqliteChangeLog } from './change-log.js'
-import type { ChangeContext } from '../change-log.js'
+import type { ChangeContext } from '../contracts/change-log.js'
 import { openConnection, openMigrated } from './connection.js'
 import { damagedFileError, isDamaged } from './damaged-file.js'
 import { watchFileIdentity } from './file-identity.js'
 import { SqliteLoginAttempts } from './login-attempts.js'
 import { sqliteWebhookStore } from './webhooks.js'
-import type { WebhookStore } from '../webhook-store.js'
+import type { WebhookStore } from '../contracts/webhook-store.js'
 import { preparedQueries, prepareStatements } from './statements.js'
 import type { WriteOp } from './group-commit.js'
 import { WriteQueue, type WriteHealthListener } from './write-queue.js'
@@ -183,28 +183,27 @@ export class SqliteBookStore implements BookStore {
     return book
   }
 
-  update(id: number, patch: BookPatch, context: ChangeContext): Promise<VersionedBook | undefined> {
-    return this.write<VersionedBook | undefined>({ op: 'update', id, values: patchValues(patch), context }, () => this.cache.delete(id))
-  }
-
   /**
-   * The compare and the write are one statement, run inside the group-commit transaction like
-   * every write; when it changes nothing, the existence check runs in the same transaction, so
-   * no other write can come between them (SQLite has one writer: the writer's connection).
+   * With `expectedVersion`, the compare and the write are one statement, run inside the
+   * group-commit transaction like every write; when it changes nothing, the existence check runs
+   * in the same transaction, so no other write can come between them (SQLite has one writer: the
+   * writer's connection).
    */
-  updateIfVersion(id: number, version: number, patch: BookPatch, context: ChangeContext): Promise<VersionedBook | 'missing' | 'stale'> {
-    return this.write<VersionedBook | 'missing' | 'stale'>(
-      { op: 'updateIfVersion', id, version, values: patchValues(patch), context },
+  update(id: number, patch: BookPatch, context: ChangeContext, expectedVersion?: number): Promise<BookWriteOutcome<{ book: VersionedBook }>> {
+    const values = patchValues(patch)
+    return this.write<BookWriteOutcome<{ book: VersionedBook }>>(
+      expectedVersion === undefined
+        ? { op: 'update', id, values, context }
+        : { op: 'updateIfVersion', id, version: expectedVersion, values, context },
       () => this.cache.delete(id)
     )
   }
 
-  delete(id: number, context: ChangeContext): Promise<boolean> {
-    return this.write<boolean>({ op: 'delete', id, context }, () => this.cache.delete(id))
-  }
-
-  deleteIfVersion(id: number, version: number, context: ChangeContext): Promise<'deleted' | 'missing' | 'stale'> {
-    return this.write<'deleted' | 'missing' | 'stale'>({ op: 'deleteIfVersion', id, version, context }, () => this.cache.delete(id))
+  delete(id: number, context: ChangeContext, expectedVersion?: number): Promise<BookWriteOutcome> {
+    return this.write<BookWriteOutcome>(
+      expectedVersion === undefined ? { op: 'delete', id, context } : { op: 'deleteIfVersion', id, version: expectedVersion, context },
+      () => this.cache.delete(id)
+    )
   }
 
   async history(id: number, before: number, limit: number): Promise<HistoryPage | undefined> {

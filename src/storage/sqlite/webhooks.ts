@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3'
-import { SqlWebhookStore, type WebhookSqlRunner } from '../webhook-store.js'
+import { SqlWebhookStore, type WebhookSqlRunner } from '../sql/webhooks.js'
 
 /**
  * The {@link SqlWebhookStore} on SQLite, on the store's second connection (the one of the login

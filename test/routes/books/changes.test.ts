@@ -2,15 +2,15 @@ import assert from 'node:assert/strict'
 import { connect } from 'node:net'
 import { test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
-import type { ChangeLog } from '../../../src/storage/change-log.js'
-import type { BookStore } from '../../../src/storage/book-store.js'
+import type { ChangeLog } from '../../../src/storage/contracts/change-log.js'
+import type { BookStore } from '../../../src/storage/contracts/book-store.js'
 import { SqliteBookStore } from '../../../src/storage/sqlite/store.js'
 import { authHeaders, buildTestApp, signToken } from '../../support/app.js'
 import { createAccount, login } from '../../support/accounts.js'
 import { openFeed, sequences } from '../../support/change-feed.js'
 import { eventually } from '../../support/client.js'
 import { describeEachEngine } from '../../support/suite.js'
-import { UNKNOWN_CHANGE_CONTEXT } from '../../../src/storage/change-log.js'
+import { UNKNOWN_CHANGE_CONTEXT } from '../../../src/storage/contracts/change-log.js'
 
 const auth = authHeaders()
 

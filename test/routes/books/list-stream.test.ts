@@ -6,7 +6,7 @@ import { SqliteBookStore } from '../../../src/storage/sqlite/store.js'
 import { authHeaders, buildTestApp } from '../../support/app.js'
 import { removeDirectory, temporaryDirectory } from '../../support/server.js'
 import { describeEachEngine } from '../../support/suite.js'
-import { UNKNOWN_CHANGE_CONTEXT } from '../../../src/storage/change-log.js'
+import { UNKNOWN_CHANGE_CONTEXT } from '../../../src/storage/contracts/change-log.js'
 
 const auth = authHeaders()
 

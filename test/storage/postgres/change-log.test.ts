@@ -3,7 +3,7 @@ import { describe, test } from 'node:test'
 import pg from 'pg'
 import { PostgresBookStore } from '../../../src/storage/postgres/store.js'
 import { createPostgresDatabase, postgresSkipReason } from '../../support/engines.js'
-import { UNKNOWN_CHANGE_CONTEXT } from '../../../src/storage/change-log.js'
+import { UNKNOWN_CHANGE_CONTEXT } from '../../../src/storage/contracts/change-log.js'
 import { eventually } from '../../support/client.js'
 
 describe('the change log under concurrent writers on two instances [postgres]', { skip: postgresSkipReason }, () => {

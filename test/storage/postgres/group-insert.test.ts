@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import type { BookStore } from '../../../src/storage/book-store.js'
+import type { BookStore } from '../../../src/storage/contracts/book-store.js'
 import { openTestStore, postgresSkipReason } from '../../support/engines.js'
-import { UNKNOWN_CHANGE_CONTEXT } from '../../../src/storage/change-log.js'
+import { UNKNOWN_CHANGE_CONTEXT } from '../../../src/storage/contracts/change-log.js'
 
 // PostgreSQL stores the creates of one event-loop turn with one multi-row INSERT (group insert).
 describe('PostgreSQL group insert', { skip: postgresSkipReason }, () => {

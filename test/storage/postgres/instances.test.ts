@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import pg from 'pg'
-import { MIGRATION_NAMES } from '../../../src/storage/migrations.js'
+import { MIGRATION_NAMES } from '../../../src/storage/schema/migrate.js'
 import { PostgresBookStore } from '../../../src/storage/postgres/store.js'
 import { call } from '../../support/client.js'
 import { createPostgresDatabase, postgresSkipReason, type TestDatabase } from '../../support/engines.js'
 import { removeDirectory, startServer, temporaryDirectory, type RunningServer } from '../../support/server.js'
-import { UNKNOWN_CHANGE_CONTEXT } from '../../../src/storage/change-log.js'
+import { UNKNOWN_CHANGE_CONTEXT } from '../../../src/storage/contracts/change-log.js'
 
 /** Rows of one query on `url`, through a connection of its own. */
 async function select<Row extends pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<Row[]> {

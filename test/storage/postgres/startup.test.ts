@@ -6,7 +6,7 @@ import { call, eventually } from '../../support/client.js'
 import { createPostgresDatabase, postgresSkipReason } from '../../support/engines.js'
 import { postgresTarget, startProxy, through } from '../../support/proxy.js'
 import { freePort, removeDirectory, startServer, temporaryDirectory, type RunningServer } from '../../support/server.js'
-import { UNKNOWN_CHANGE_CONTEXT } from '../../../src/storage/change-log.js'
+import { UNKNOWN_CHANGE_CONTEXT } from '../../../src/storage/contracts/change-log.js'
 
 /** The advisory lock id Kysely's PostgreSQL adapter takes while it migrates. */
 const KYSELY_MIGRATION_LOCK_ID = '3853314791062309107'

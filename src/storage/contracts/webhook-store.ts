@@ -1,0 +1,97 @@
+import type { ChangeOperation } from './change-log.js'
+
+/**
+ * One webhook endpoint as stored (migration `0010_webhooks`; docs/webhooks.md). `position` is the
+ * last change-log number it is done with (sent, given up or not subscribed); `revision` moves on
+ * every change an admin makes, so the dispatcher never writes a stale position over a replay.
+ */
+export interface WebhookEndpoint {
+  readonly id: string
+  readonly url: string
+  readonly events: readonly ChangeOperation[]
+  readonly description: string | null
+  readonly enabled: boolean
+  readonly disabledReason: string | null
+  /** The signing secret (`whsec_…`); never answered after creation. */
+  readonly secret: string
+  /** The secret before the last rotation, which keeps signing until {@link previousSecretUntil}. */
+  readonly previousSecret: string | null
+  /** ms since the epoch. */
+  readonly previousSecretUntil: number | null
+  /** ISO 8601 UTC. */
+  readonly createdAt: string
+  readonly position: number
+  readonly revision: number
+}
+
+/** The fields of an endpoint an admin (or the dispatcher, disabling it) may change. */
+export type EndpointChange = Partial<
+  Pick<WebhookEndpoint, 'url' | 'events' | 'description' | 'enabled' | 'disabledReason' | 'secret' | 'previousSecret' | 'previousSecretUntil' | 'position'>
+>
+
+/** What happened to one delivery (one event to one endpoint). */
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed'
+
+/** One delivery as stored: its attempts so far and the outcome of the last one. */
+export interface DeliveryRecord {
+  readonly id: number
+  readonly endpointId: string
+  readonly seq: number
+  /** The body's `type`: `book.created`, `book.updated` or `book.deleted`. */
+  readonly event: string
+  /** The `webhook-id` header of every attempt (the same after a crash or a replay). */
+  readonly webhookId: string
+  readonly attempt: number
+  readonly status: DeliveryStatus
+  readonly httpStatus: number | null
+  readonly error: string | null
+  /** When the last attempt ended, ms since the epoch. */
+  readonly at: number
+  /** When the next attempt is due (ms since the epoch), for a pending delivery. */
+  readonly nextAttemptAt: number | null
+}
+
+/** The outcome of one attempt, written over the delivery's row (or a new row). */
+export type DeliveryOutcome = Omit<DeliveryRecord, 'id'> & { readonly id?: number }
+
+/**
+ * Webhook endpoints, their deliveries and the dispatcher's lease, in the books' database (both
+ * engines, one set of statements): every process and instance on the database sees the same.
+ * Methods reject with `StorageUnavailableError` when the storage cannot be reached.
+ */
+export interface WebhookStore {
+  create(endpoint: Omit<WebhookEndpoint, 'revision'>): Promise<void>
+  list(): Promise<WebhookEndpoint[]>
+  get(id: string): Promise<WebhookEndpoint | undefined>
+  /** Applies `change` and moves the revision; undefined when no endpoint has this id. */
+  update(id: string, change: EndpointChange): Promise<WebhookEndpoint | undefined>
+  /**
+   * Moves the endpoint's position back (or on) to `after`, so every change after it is sent again;
+   * pending deliveries after it are closed as failed (the replay sends them again, in order).
+   *
+   * @returns false when no endpoint has this id.
+   */
+  replay(id: string, after: number, now: number): Promise<boolean>
+  /** Removes the endpoint and its delivery log; false when no endpoint has this id. */
+  delete(id: string): Promise<boolean>
+  /** The endpoint's deliveries, newest first, with an id below `before` when given. */
+  deliveries(endpointId: string, options: { before?: number; limit: number; status?: DeliveryStatus }): Promise<DeliveryRecord[]>
+  /** The pending delivery of a change after `position`, if an attempt of it failed and another is due. */
+  pending(endpointId: string, position: number): Promise<DeliveryRecord | undefined>
+  /**
+   * Records the attempts' outcomes and the endpoints' new positions in one transaction; a
+   * position is written only while the endpoint's revision is still the one given.
+   *
+   * @returns the ids of the delivery rows, in the order of `outcomes`.
+   */
+  record(outcomes: readonly DeliveryOutcome[], positions: readonly { id: string; revision: number; position: number }[]): Promise<number[]>
+  /** Disables the endpoint with `reason` unless an admin changed it since `revision`. */
+  disable(id: string, revision: number, reason: string): Promise<void>
+  /**
+   * Takes or renews the dispatcher's lease for `holder` until `now + ttlMs` (ms): true when this
+   * holder has it (it had it, or the previous holder's expired).
+   */
+  takeLease(holder: string, now: number, ttlMs: number): Promise<boolean>
+  /** Gives the lease up (stopping): another process may take it at once. */
+  releaseLease(holder: string): Promise<void>
+}

@@ -1,0 +1,96 @@
+import type { BookStore } from './contracts/book-store.js'
+import { IDEMPOTENCY_TTL_MS } from './sql/idempotency.js'
+
+// What the database keeps and how often each process trims the rest: the change log (below; the
+// stores run the steps, SQLite's on its writer thread between two group commits) and the
+// `Idempotency-Key` answers (kept IDEMPOTENCY_TTL_MS, trimmed hourly). The login counters of
+// auth/login-limits.ts end with their window, forgotten by the login that finds one ended.
+
+/**
+ * How long the change log keeps its rows (docs/change-feed.md "Change log"): `CHANGE_LOG_MAX_AGE` and
+ * `CHANGE_LOG_MAX_ROWS`.
+ */
+export interface ChangeLogRetention {
+  /** Rows committed longer ago than this are removed, in seconds. */
+  maxAgeSeconds: number
+  /** Rows beyond this many (the oldest first) are removed; 0: no limit by count. */
+  maxRows: number
+}
+
+/** Most rows one retention step removes: each step is one short transaction, so writes never wait long. */
+export const TRIM_BATCH = 1000
+
+/** How often each process checks whether the log has rows to trim, in milliseconds. */
+export const TRIM_INTERVAL_MS = 10_000
+
+/**
+ * The highest sequence number one retention step may remove, given the oldest rows of the log
+ * (ascending, at most {@link TRIM_BATCH}): the end of their leading run that is older than the
+ * age limit or beyond the row limit. A row kept stops the run, so the log always keeps a
+ * contiguous range (`horizon().trimmedThrough + 1` … `lastSeq`).
+ *
+ * @param oldest the oldest rows: their seq and commit time (ISO 8601 UTC).
+ * @param lastSeq the highest sequence number committed.
+ * @param now the current time, in ms since the epoch.
+ * @returns that sequence number, or 0 when nothing is to be removed.
+ */
+export function trimThrough(
+  oldest: ReadonlyArray<{ seq: number; changed_at: string }>,
+  lastSeq: number,
+  now: number,
+  retention: ChangeLogRetention
+): number {
+  const ageLimit = new Date(now - retention.maxAgeSeconds * 1000).toISOString()
+  const rowLimit = retention.maxRows === 0 ? 0 : lastSeq - retention.maxRows
+  let through = 0
+  for (const row of oldest) {
+    const seq = Number(row.seq)
+    if (seq > rowLimit && row.changed_at >= ageLimit) break
+    through = seq
+  }
+  return through
+}
+
+/**
+ * The retention when none is configured: the defaults of `CHANGE_LOG_MAX_AGE` (366 days, so a
+ * book's history reaches back at least a year: README "History and restore") and
+ * `CHANGE_LOG_MAX_ROWS` (0, no limit by count: any fixed count would cut the year short for a busy
+ * enough collection).
+ */
+export const DEFAULT_RETENTION: ChangeLogRetention = { maxAgeSeconds: 31_622_400, maxRows: 0 }
+
+/** What a store is opened with for its change log (both engines). */
+export interface ChangeLogOptions {
+  /** How long the change log keeps rows (default {@link DEFAULT_RETENTION}). */
+  retention?: ChangeLogRetention
+  /** How often retention runs, in ms (default {@link TRIM_INTERVAL_MS}). */
+  trimIntervalMs?: number
+}
+
+/** How often each process removes expired `Idempotency-Key` answers, in milliseconds (they are never replayed once expired, removed or not). */
+export const IDEMPOTENCY_TRIM_INTERVAL_MS = 60 * 60 * 1000
+
+/** Where the idempotency trim reports (a pino logger, such as Fastify's). */
+export interface TrimLogger {
+  info(fields: object, message: string): void
+  warn(fields: object, message: string): void
+}
+
+/**
+ * Removes the `Idempotency-Key` answers older than IDEMPOTENCY_TTL_MS (docs/api.md "Retries and
+ * Idempotency-Key") from `store` now and then every {@link IDEMPOTENCY_TRIM_INTERVAL_MS}, in the
+ * background: a failure is logged and tried again at the next round.
+ *
+ * @returns stops the trim.
+ */
+export function trimIdempotencyKeysHourly(store: Pick<BookStore, 'trimIdempotencyKeys'>, logger: TrimLogger): () => void {
+  const trim = () => {
+    store.trimIdempotencyKeys(new Date(Date.now() - IDEMPOTENCY_TTL_MS).toISOString()).then(
+      (removed) => removed > 0 && logger.info({ removed }, 'expired idempotency keys removed'),
+      (error: unknown) => logger.warn({ err: error }, 'removing expired idempotency keys failed; tried again in an hour')
+    )
+  }
+  trim()
+  const trimTimer = setInterval(trim, IDEMPOTENCY_TRIM_INTERVAL_MS).unref()
+  return () => clearInterval(trimTimer)
+}

@@ -1,0 +1,31 @@
+import type { Kysely, Migration, sql as Sql } from 'kysely'
+import type { Engine } from '../../contracts/engine.js'
+
+/** Kysely's `sql` template tag, passed in so Kysely is loaded only when something is migrated. */
+export type SqlTag = typeof Sql
+
+/**
+ * A migration and its compatibility mark (schema/compatibility.ts): `olderReleasesMayRun: true`
+ * when releases that do not know it may keep running on the database once it is applied (it only
+ * adds what older code never touches); absent means they may not.
+ */
+export type MarkedMigration = Migration & { olderReleasesMayRun?: true }
+
+/** One migration of the history: built for an engine, with Kysely's `sql` tag. */
+export type MigrationOf = (engine: Engine, sql: SqlTag) => MarkedMigration
+
+/**
+ * Runs `work` so that it applies entirely or not at all: on PostgreSQL the migrator already runs
+ * each migration in one transaction; on SQLite (DDL is transactional there too) it is wrapped here.
+ */
+export async function atomically(db: Kysely<unknown>, engine: Engine, sql: SqlTag, work: () => Promise<void>): Promise<void> {
+  if (engine === 'postgres') return work()
+  await sql`BEGIN IMMEDIATE`.execute(db)
+  try {
+    await work()
+    await sql`COMMIT`.execute(db)
+  } catch (error) {
+    await sql`ROLLBACK`.execute(db)
+    throw error
+  }
+}

@@ -1,0 +1,46 @@
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import { loadConfig } from '../../src/config.js'
+import { DEFAULT_RETENTION, trimThrough } from '../../src/storage/retention.js'
+
+const NOW = Date.parse('2026-06-01T12:00:00.000Z')
+/** A row committed `secondsAgo` before {@link NOW}. */
+const row = (seq: number, secondsAgo: number) => ({ seq, changed_at: new Date(NOW - secondsAgo * 1000).toISOString() })
+
+describe('which rows a retention step removes', () => {
+  test('beyond the row limit: the oldest, up to lastSeq - maxRows', () => {
+    const oldest = [1, 2, 3, 4, 5].map((seq) => row(seq, 10))
+    assert.equal(trimThrough(oldest, 5, NOW, { maxAgeSeconds: 3600, maxRows: 2 }), 3)
+    assert.equal(trimThrough(oldest, 5, NOW, { maxAgeSeconds: 3600, maxRows: 5 }), 0)
+  })
+
+  test('older than the age limit: the leading run of them', () => {
+    const oldest = [row(1, 7200), row(2, 3601), row(3, 3599), row(4, 10)]
+    assert.equal(trimThrough(oldest, 4, NOW, { maxAgeSeconds: 3600, maxRows: 100 }), 2)
+  })
+
+  test('a row kept stops the run, even when a later one is old (a clock that stepped back): the log stays contiguous', () => {
+    const oldest = [row(1, 7200), row(2, 10), row(3, 7200)]
+    assert.equal(trimThrough(oldest, 3, NOW, { maxAgeSeconds: 3600, maxRows: 100 }), 1)
+  })
+
+  test('an empty log: nothing', () => {
+    assert.equal(trimThrough([], 0, NOW, { maxAgeSeconds: 1, maxRows: 1 }), 0)
+  })
+})
+
+describe('the retention a history needs (README "History and restore")', () => {
+  test('maxRows 0: no limit by count, only age removes rows', () => {
+    const oldest = [row(1, 7200), row(2, 10), row(3, 10)]
+    assert.equal(trimThrough(oldest, 3_000_000_000, NOW, { maxAgeSeconds: 3600, maxRows: 0 }), 1)
+    assert.equal(trimThrough([row(1, 10)], 5_000_000_000, NOW, { maxAgeSeconds: 3600, maxRows: 0 }), 0)
+  })
+
+  test('the defaults keep a change of 365 days ago, whatever the number of changes since', () => {
+    const yearAgo = [row(1, 365 * 86_400), row(2, 365 * 86_400)]
+    assert.equal(trimThrough(yearAgo, 10_000_000_000, NOW, DEFAULT_RETENTION), 0)
+    assert.equal(trimThrough([row(1, 367 * 86_400)], 1, NOW, DEFAULT_RETENTION), 1)
+    const config = loadConfig({}, false)
+    assert.deepEqual({ maxAgeSeconds: config.CHANGE_LOG_MAX_AGE, maxRows: config.CHANGE_LOG_MAX_ROWS }, DEFAULT_RETENTION)
+  })
+})
