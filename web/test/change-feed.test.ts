@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { changeOf, openChangeFeed, type BookChange, type FeedState } from '../src/live/change-feed.js'
+import type { BookChangeEvent } from '../../src/client/index.js'
+import { pageClient } from '../src/api/client.js'
+import { openChangeFeed, type FeedState } from '../src/live/change-feed.js'
 
 /** A scripted service: each call to fetch takes the next answer; the requests are recorded. */
 function scriptedFetch(answers: (() => Response | Promise<Response>)[]) {
-  const requests: { url: string; headers: Record<string, string> }[] = []
+  const requests: { url: string; headers: Record<string, string>; cache?: RequestCache }[] = []
   const fetch = (async (url: string, init: RequestInit) => {
-    requests.push({ url, headers: init.headers as Record<string, string> })
+    requests.push({ url, headers: init.headers as Record<string, string>, cache: init.cache })
     const answer = answers.shift()
     if (!answer) return new Promise<Response>(() => {}) // the last connection stays open
     return answer()
@@ -17,19 +19,24 @@ function scriptedFetch(answers: (() => Response | Promise<Response>)[]) {
 const envelope = (status: number, message: string) =>
   new Response(JSON.stringify({ status, message, data: null }), { status, headers: { 'content-type': 'application/json; charset=utf-8' } })
 const stream = (text: string) => new Response(text, { status: 200, headers: { 'content-type': 'text/event-stream' } })
+/** A stream that sends `text` and stays open. */
+const openStream = (text: string) =>
+  new Response(new ReadableStream({ start: (controller) => controller.enqueue(new TextEncoder().encode(text)) }), {
+    status: 200,
+    headers: { 'content-type': 'text/event-stream' }
+  })
 
 /** Runs the feed until `done(state)` says so; returns what it reported. */
-async function follow(fetch: typeof globalThis.fetch, done: (states: FeedState[], changes: BookChange[]) => boolean) {
+async function follow(fetch: typeof globalThis.fetch, done: (states: FeedState[], changes: BookChangeEvent[]) => boolean) {
   const states: FeedState[] = []
-  const changes: BookChange[] = []
+  const changes: BookChangeEvent[] = []
   const waits: number[] = []
   let unauthorized = 0
   let finish!: () => void
   const finished = new Promise<void>((resolve) => (finish = resolve))
   const check = () => done(states, changes) && finish()
   const feed = openChangeFeed({
-    token: 'a.b.c',
-    fetch,
+    client: pageClient({ token: 'a.b.c', fetch }),
     onState: (state) => (states.push(state), check()),
     onChange: (change) => (changes.push(change), check()),
     onUnauthorized: () => unauthorized++,
@@ -64,15 +71,16 @@ describe('the change feed client', () => {
       () => {
         throw new TypeError('fetch failed')
       },
-      () => stream('id: 9\nevent: deleted\ndata: {"id":3,"book":null}\n\nid: 10\nevent: reset\ndata: {}\n\n')
+      () => openStream('id: 9\nevent: deleted\ndata: {"id":3,"book":null}\n\nid: 10\nevent: reset\ndata: {}\n\n')
     ])
     const { changes, states, waits } = await follow(fetch, (_states, changes) => changes.length === 3)
     assert.deepEqual(changes, [
-      { sequence: '5', type: 'created', id: 3, book: { id: 3, title: 'Dune', author: 'Frank Herbert', year: 1965 } },
-      { sequence: '9', type: 'deleted', id: 3, book: null },
-      { sequence: '10', type: 'reset', id: undefined, book: null }
+      { sequence: 5, type: 'created', id: 3, book: { id: 3, title: 'Dune', author: 'Frank Herbert', year: 1965 } },
+      { sequence: 9, type: 'deleted', id: 3, book: null },
+      { sequence: 10, type: 'reset', id: null, book: null }
     ])
     assert.equal(requests[0]!.url, '/books/changes')
+    assert.equal(requests[0]!.cache, 'no-store')
     assert.equal(requests[0]!.headers.authorization, 'Bearer a.b.c')
     assert.equal(requests[0]!.headers.accept, 'text/event-stream')
     assert.equal(requests[0]!.headers['last-event-id'], undefined)
@@ -84,11 +92,17 @@ describe('the change feed client', () => {
     waits.forEach((wait, index) => assert.ok(wait >= 500 * 2 ** index && wait <= 1000 * 2 ** index, `${wait}`))
   })
 
-  test('changeOf ignores what the page cannot use', () => {
-    const event = (type: string, data: string) => ({ type, data, lastEventId: '1' })
-    assert.equal(changeOf(event('message', '{"id":1}')), undefined)
-    assert.equal(changeOf(event('updated', 'not json')), undefined)
-    assert.equal(changeOf(event('updated', '{"book":null}')), undefined)
-    assert.deepEqual(changeOf(event('reset', '')), { sequence: '1', type: 'reset', id: undefined, book: null })
+  test('events the page cannot use are ignored: an unknown type, unreadable data, no book id; a reset needs neither', async () => {
+    const { fetch } = scriptedFetch([
+      () =>
+        stream(
+          'id: 1\ndata: {"id":1}\n\n' +
+            'id: 1\nevent: updated\ndata: not json\n\n' +
+            'id: 1\nevent: updated\ndata: {"book":null}\n\n' +
+            'id: 1\nevent: reset\ndata\n\n'
+        )
+    ])
+    const { changes } = await follow(fetch, (_states, changes) => changes.length === 1)
+    assert.deepEqual(changes, [{ sequence: 1, type: 'reset', id: null, book: null }])
   })
 })
