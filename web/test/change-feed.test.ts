@@ -6,7 +6,7 @@ import { openChangeFeed, type FeedState } from '../src/live/change-feed.js'
 
 /** A scripted service: each call to fetch takes the next answer; the requests are recorded. */
 function scriptedFetch(answers: (() => Response | Promise<Response>)[]) {
-  const requests: { url: string; headers: Record<string, string>; cache?: RequestCache }[] = []
+  const requests: { url: string; headers: Record<string, string>; cache?: RequestInit['cache'] }[] = []
   const fetch = (async (url: string, init: RequestInit) => {
     requests.push({ url, headers: init.headers as Record<string, string>, cache: init.cache })
     const answer = answers.shift()
@@ -42,7 +42,9 @@ async function follow(fetch: typeof globalThis.fetch, done: (states: FeedState[]
     onUnauthorized: () => unauthorized++,
     wait: async (ms) => void waits.push(ms)
   })
-  await Promise.race([finished, new Promise((_, reject) => setTimeout(() => reject(new Error(`stuck: ${states.join(',')}`)), 5000))])
+  let stuck: ReturnType<typeof setTimeout> | undefined
+  await Promise.race([finished, new Promise((_, reject) => (stuck = setTimeout(() => reject(new Error(`stuck: ${states.join(',')}`)), 5000)))])
+  clearTimeout(stuck)
   feed.close()
   return { states, changes, waits, unauthorized }
 }
