@@ -130,6 +130,8 @@ function isEventStream(response: Response): boolean {
 export async function followChanges(connection: FeedConnection, options: SubscribeOptions): Promise<void> {
   const { signal } = options
   const wait = options.wait ?? pause
+  // Called unbound: a browser's fetch refuses any other `this` than the window ("Illegal invocation").
+  const fetchFeed = connection.fetch
   let lastEventId = ''
   let retry = FIRST_DELAY_MS
   let breaks = 0
@@ -141,7 +143,7 @@ export async function followChanges(connection: FeedConnection, options: Subscri
     let refusal: Error | undefined
     let openedAt: number | undefined
     try {
-      const response = await connection.fetch(`${connection.url}${query}`, {
+      const response = await fetchFeed(`${connection.url}${query}`, {
         headers,
         signal,
         ...(connection.cache === undefined ? {} : { cache: connection.cache })

@@ -132,6 +132,18 @@ describe('subscribe: the change feed followed by the client', () => {
     }
   })
 
+  test('fetch is called unbound, as a browser requires of its own (any other `this`: Illegal invocation)', async () => {
+    const thisValues: unknown[] = []
+    const { fetch } = scriptedFetch([() => envelope(404, 'Route not found')])
+    const unbound = function (this: unknown, url: string, init: RequestInit) {
+      thisValues.push(this)
+      return fetch(url, init)
+    } as unknown as typeof globalThis.fetch
+    const { outcome } = await follow(unbound, () => false)
+    assert.ok(outcome instanceof BookServiceError)
+    assert.deepEqual(thisValues, [undefined])
+  })
+
   test('events it cannot use are ignored: an unknown type, unreadable data, no book id; a reset needs neither', async () => {
     const { fetch } = scriptedFetch([
       () =>
