@@ -2,25 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { BookServiceError, createClient, type BookChangeEvent } from '../../src/client/index.js'
 import { reconnectDelay } from '../../src/client/subscription.js'
-
-/** One scripted answer: a Response, or a thrown network error (after the last one, the connection stays open). */
-type Answer = () => Response | Promise<Response>
-
-/** A scripted service: each call to fetch takes the next answer; the requests are recorded. */
-function scriptedFetch(answers: Answer[]) {
-  const requests: { url: string; headers: Record<string, string>; cache?: RequestInit['cache'] }[] = []
-  const fetch = (async (url: string, init: RequestInit) => {
-    requests.push({ url, headers: init.headers as Record<string, string>, cache: init.cache })
-    const answer = answers.shift()
-    if (!answer) return new Promise<Response>(() => {}) // the last connection stays open
-    return answer()
-  }) as unknown as typeof globalThis.fetch
-  return { fetch, requests }
-}
-
-const envelope = (status: number, message: string, contentType = 'application/json; charset=utf-8') =>
-  new Response(JSON.stringify({ status, message, data: null }), { status, headers: { 'content-type': contentType } })
-const stream = (text: string) => new Response(text, { status: 200, headers: { 'content-type': 'text/event-stream' } })
+import { envelopeAnswer, eventStream, scriptedFetch } from '../support/scripted-fetch.js'
 
 /**
  * Subscribes with a client on `fetch` until `done` says so (or the subscription settles); the
@@ -74,13 +56,13 @@ describe('subscribe: the change feed followed by the client', () => {
 
   test('wait: told each delay (the one onReconnect reports); 5xx and network failures are retried, the delay growing', async () => {
     const { fetch, requests } = scriptedFetch([
-      () => stream('retry: 2000\nid: 4\n\n'),
-      () => envelope(503, 'Service unavailable'),
+      () => eventStream('retry: 2000\nid: 4\n\n'),
+      () => envelopeAnswer(503, 'Service unavailable'),
       () => new Response('<html>Bad gateway</html>', { status: 502, headers: { 'content-type': 'text/html' } }),
       () => {
         throw new TypeError('fetch failed')
       },
-      () => stream('id: 5\nevent: created\ndata: {"id":3,"book":{"id":3,"title":"Dune","author":"Frank Herbert","year":1965}}\n\n')
+      () => eventStream('id: 5\nevent: created\ndata: {"id":3,"book":{"id":3,"title":"Dune","author":"Frank Herbert","year":1965}}\n\n')
     ])
     const { changes, waits, reconnects } = await follow(fetch, (changes, waits) => changes.length === 1 && waits.length === 5)
     assert.deepEqual(changes, [{ sequence: 5, type: 'created', id: 3, book: { id: 3, title: 'Dune', author: 'Frank Herbert', year: 1965 } }])
@@ -101,10 +83,10 @@ describe('subscribe: the change feed followed by the client', () => {
   test('a stream open 30 s or more was healthy: the next delay starts again from the first; a shorter one does not reset it', async (context) => {
     context.mock.timers.enable({ apis: ['Date'], now: 0 })
     const { fetch } = scriptedFetch([
-      () => envelope(503, 'Service unavailable'),
-      () => envelope(503, 'Service unavailable'),
-      () => stream('id: 1\n\n'), // open for 30 s (onOpen moves the clock), then ended
-      () => stream('id: 1\n\n') // ended at once
+      () => envelopeAnswer(503, 'Service unavailable'),
+      () => envelopeAnswer(503, 'Service unavailable'),
+      () => eventStream('id: 1\n\n'), // open for 30 s (onOpen moves the clock), then ended
+      () => eventStream('id: 1\n\n') // ended at once
     ])
     let opened = 0
     const { waits } = await follow(
@@ -118,10 +100,10 @@ describe('subscribe: the change feed followed by the client', () => {
 
   test('no retry for what reconnecting cannot fix: 403, 404 and a 200 that is not text/event-stream reject with BookServiceError', async () => {
     for (const [answer, status, message] of [
-      [() => envelope(403, 'Forbidden'), 403, 'Forbidden'],
-      [() => envelope(404, 'Route not found'), 404, 'Route not found'],
+      [() => envelopeAnswer(403, 'Forbidden'), 403, 'Forbidden'],
+      [() => envelopeAnswer(404, 'Route not found'), 404, 'Route not found'],
       [() => new Response('<!doctype html><title>Books</title>', { status: 200, headers: { 'content-type': 'text/html' } }), 200, 'Unexpected response'],
-      [() => envelope(200, 'OK'), 200, 'Unexpected response']
+      [() => envelopeAnswer(200, 'OK'), 200, 'Unexpected response']
     ] as const) {
       const { fetch, requests } = scriptedFetch([answer])
       const { outcome, waits } = await follow(fetch, () => false)
@@ -134,7 +116,7 @@ describe('subscribe: the change feed followed by the client', () => {
 
   test('fetch is called unbound, as a browser requires of its own (any other `this`: Illegal invocation)', async () => {
     const thisValues: unknown[] = []
-    const { fetch } = scriptedFetch([() => envelope(404, 'Route not found')])
+    const { fetch } = scriptedFetch([() => envelopeAnswer(404, 'Route not found')])
     const unbound = function (this: unknown, url: string, init: RequestInit) {
       thisValues.push(this)
       return fetch(url, init)
@@ -147,7 +129,7 @@ describe('subscribe: the change feed followed by the client', () => {
   test('events it cannot use are ignored: an unknown type, unreadable data, no book id; a reset needs neither', async () => {
     const { fetch } = scriptedFetch([
       () =>
-        stream(
+        eventStream(
           'id: 1\ndata: {"id":1}\n\n' +
             'id: 1\nevent: updated\ndata: not json\n\n' +
             'id: 1\nevent: updated\ndata: {"book":null}\n\n' +

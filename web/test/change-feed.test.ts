@@ -1,30 +1,9 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import type { BookChangeEvent } from '../../src/client/index.js'
+import { envelopeAnswer, eventStream, openEventStream, scriptedFetch } from '../../test/support/scripted-fetch.js'
 import { pageClient } from '../src/api/client.js'
 import { openChangeFeed, type FeedState } from '../src/live/change-feed.js'
-
-/** A scripted service: each call to fetch takes the next answer; the requests are recorded. */
-function scriptedFetch(answers: (() => Response | Promise<Response>)[]) {
-  const requests: { url: string; headers: Record<string, string>; cache?: RequestInit['cache'] }[] = []
-  const fetch = (async (url: string, init: RequestInit) => {
-    requests.push({ url, headers: init.headers as Record<string, string>, cache: init.cache })
-    const answer = answers.shift()
-    if (!answer) return new Promise<Response>(() => {}) // the last connection stays open
-    return answer()
-  }) as unknown as typeof globalThis.fetch
-  return { fetch, requests }
-}
-
-const envelope = (status: number, message: string) =>
-  new Response(JSON.stringify({ status, message, data: null }), { status, headers: { 'content-type': 'application/json; charset=utf-8' } })
-const stream = (text: string) => new Response(text, { status: 200, headers: { 'content-type': 'text/event-stream' } })
-/** A stream that sends `text` and stays open. */
-const openStream = (text: string) =>
-  new Response(new ReadableStream({ start: (controller) => controller.enqueue(new TextEncoder().encode(text)) }), {
-    status: 200,
-    headers: { 'content-type': 'text/event-stream' }
-  })
 
 /** Runs the feed until `done(state)` says so; returns what it reported. */
 async function follow(fetch: typeof globalThis.fetch, done: (states: FeedState[], changes: BookChangeEvent[]) => boolean) {
@@ -51,7 +30,7 @@ async function follow(fetch: typeof globalThis.fetch, done: (states: FeedState[]
 
 describe('the change feed client', () => {
   test('a service without the feed (404): off, once, no retry', async () => {
-    const { fetch, requests } = scriptedFetch([() => envelope(404, 'Route not found')])
+    const { fetch, requests } = scriptedFetch([() => envelopeAnswer(404, 'Route not found')])
     const { states, waits } = await follow(fetch, (states) => states.includes('off'))
     await new Promise((resolve) => setTimeout(resolve, 50))
     assert.deepEqual(states, ['connecting', 'off'])
@@ -60,20 +39,20 @@ describe('the change feed client', () => {
   })
 
   test('403 turns it off too; 401 ends the session', async () => {
-    const forbidden = await follow(scriptedFetch([() => envelope(403, 'Forbidden')]).fetch, (states) => states.includes('off'))
+    const forbidden = await follow(scriptedFetch([() => envelopeAnswer(403, 'Forbidden')]).fetch, (states) => states.includes('off'))
     assert.equal(forbidden.unauthorized, 0)
-    const revoked = await follow(scriptedFetch([() => envelope(401, 'Invalid token')]).fetch, (states) => states.includes('off'))
+    const revoked = await follow(scriptedFetch([() => envelopeAnswer(401, 'Invalid token')]).fetch, (states) => states.includes('off'))
     assert.equal(revoked.unauthorized, 1)
   })
 
   test('events become changes; after a break it resumes with Last-Event-ID, the delay growing', async () => {
     const { fetch, requests } = scriptedFetch([
-      () => stream('id: 5\nevent: created\ndata: {"id":3,"book":{"id":3,"title":"Dune","author":"Frank Herbert","year":1965}}\n\nid: 6\nevent: surprise\ndata: {}\n\n'),
-      () => envelope(503, 'Service unavailable'),
+      () => eventStream('id: 5\nevent: created\ndata: {"id":3,"book":{"id":3,"title":"Dune","author":"Frank Herbert","year":1965}}\n\nid: 6\nevent: surprise\ndata: {}\n\n'),
+      () => envelopeAnswer(503, 'Service unavailable'),
       () => {
         throw new TypeError('fetch failed')
       },
-      () => openStream('id: 9\nevent: deleted\ndata: {"id":3,"book":null}\n\nid: 10\nevent: reset\ndata: {}\n\n')
+      () => openEventStream('id: 9\nevent: deleted\ndata: {"id":3,"book":null}\n\nid: 10\nevent: reset\ndata: {}\n\n')
     ])
     const { changes, states, waits } = await follow(fetch, (_states, changes) => changes.length === 3)
     assert.deepEqual(changes, [
@@ -97,7 +76,7 @@ describe('the change feed client', () => {
   test('events the page cannot use are ignored: an unknown type, unreadable data, no book id; a reset needs neither', async () => {
     const { fetch } = scriptedFetch([
       () =>
-        stream(
+        eventStream(
           'id: 1\ndata: {"id":1}\n\n' +
             'id: 1\nevent: updated\ndata: not json\n\n' +
             'id: 1\nevent: updated\ndata: {"book":null}\n\n' +
