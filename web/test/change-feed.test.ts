@@ -28,7 +28,7 @@ async function follow(fetch: typeof globalThis.fetch, done: (states: FeedState[]
   return { states, changes, waits, unauthorized }
 }
 
-describe('the change feed client', () => {
+describe('the page’s change feed: the client’s subscribe and the states it shows', () => {
   test('a service without the feed (404): off, once, no retry', async () => {
     const { fetch, requests } = scriptedFetch([() => envelopeAnswer(404, 'Route not found')])
     const { states, waits } = await follow(fetch, (states) => states.includes('off'))
@@ -73,17 +73,14 @@ describe('the change feed client', () => {
     waits.forEach((wait, index) => assert.ok(wait >= 500 * 2 ** index && wait <= 1000 * 2 ** index, `${wait}`))
   })
 
-  test('events the page cannot use are ignored: an unknown type, unreadable data, no book id; a reset needs neither', async () => {
-    const { fetch } = scriptedFetch([
-      () =>
-        eventStream(
-          'id: 1\ndata: {"id":1}\n\n' +
-            'id: 1\nevent: updated\ndata: not json\n\n' +
-            'id: 1\nevent: updated\ndata: {"book":null}\n\n' +
-            'id: 1\nevent: reset\ndata\n\n'
-        )
-    ])
-    const { changes } = await follow(fetch, (_states, changes) => changes.length === 1)
-    assert.deepEqual(changes, [{ sequence: 1, type: 'reset', id: null, book: null }])
+  test('a 200 that is not the feed (a page server answering every path): off, once, no retry', async () => {
+    const html = () => new Response('<!doctype html><title>Books</title>', { status: 200, headers: { 'content-type': 'text/html' } })
+    const { fetch, requests } = scriptedFetch([html])
+    const { states, waits, unauthorized } = await follow(fetch, (states) => states.includes('off'))
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    assert.deepEqual(states, ['connecting', 'off'])
+    assert.equal(requests.length, 1)
+    assert.deepEqual(waits, [])
+    assert.equal(unauthorized, 0)
   })
 })
