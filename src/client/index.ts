@@ -222,8 +222,10 @@ export interface BookClient {
   /**
    * `GET /books/changes`: calls `options.onChange` with every change from now (or after
    * `options.after`), reconnecting by itself with `Last-Event-ID` after a break, so none is
-   * missed or repeated. Resolves when `options.signal` aborts; rejects with a
-   * {@link BookServiceError} on 401 (the token expired or was revoked), 403, 400 or 404.
+   * missed or repeated; network failures and 5xx answers are retried the same way, after a delay
+   * growing from 1 s to 30 s with jitter (docs/change-feed.md "Change feed"). Resolves when
+   * `options.signal` aborts; rejects with a {@link BookServiceError} on 401 (the token expired or
+   * was revoked), 403, 400, 404, or a 200 that is not `text/event-stream` (not the feed).
    */
   subscribe(options: SubscribeOptions): Promise<void>
 }
@@ -371,18 +373,21 @@ export function createClient(options: ClientOptions): BookClient {
     rotateWebhookSecret: (id, overlap) => call<RotatedSecret>('POST', `${webhookPath(id)}/rotate`, overlap === undefined ? {} : { overlap }),
     subscribe: (subscription) =>
       followChanges(
-        `${base}/books/changes`,
-        (): Record<string, string> => (token === undefined ? {} : { authorization: `Bearer ${token}` }),
-        subscription,
-        fetchImpl,
-        async ({ response }) => {
-          try {
-            await readEnvelope(response)
-          } catch (error) {
-            return error as Error
+        {
+          url: `${base}/books/changes`,
+          headers: (): Record<string, string> => (token === undefined ? {} : { authorization: `Bearer ${token}` }),
+          cache: options.cache,
+          fetch: fetchImpl,
+          refuse: async ({ response }) => {
+            try {
+              await readEnvelope(response)
+            } catch (error) {
+              return error as Error
+            }
+            return new BookServiceError(response.status, 'Unexpected response')
           }
-          return new BookServiceError(response.status, 'Unexpected response')
-        }
+        },
+        subscription
       )
   }
 }

@@ -109,7 +109,7 @@ function SignedIn({ session, endSession, replaceToken }: SignedInProps) {
   const client = useMemo(() => pageClient({ token: session.token, onUnauthorized: () => endSession(strings.session.ended) }), [session])
   // Changing one's own password revokes the token the feed streams with: its 401 then is expected
   // (the page signs in again with the new password), not the session's end.
-  const feed = useChangeFeed(session.token, () => {
+  const feed = useChangeFeed(client, () => {
     if (!passwordDialogOpen.current) endSession(strings.session.ended)
   })
   const ui = useMemo<Ui>(

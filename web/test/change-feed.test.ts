@@ -1,48 +1,36 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { changeOf, openChangeFeed, type BookChange, type FeedState } from '../src/live/change-feed.js'
-
-/** A scripted service: each call to fetch takes the next answer; the requests are recorded. */
-function scriptedFetch(answers: (() => Response | Promise<Response>)[]) {
-  const requests: { url: string; headers: Record<string, string> }[] = []
-  const fetch = (async (url: string, init: RequestInit) => {
-    requests.push({ url, headers: init.headers as Record<string, string> })
-    const answer = answers.shift()
-    if (!answer) return new Promise<Response>(() => {}) // the last connection stays open
-    return answer()
-  }) as unknown as typeof globalThis.fetch
-  return { fetch, requests }
-}
-
-const envelope = (status: number, message: string) =>
-  new Response(JSON.stringify({ status, message, data: null }), { status, headers: { 'content-type': 'application/json; charset=utf-8' } })
-const stream = (text: string) => new Response(text, { status: 200, headers: { 'content-type': 'text/event-stream' } })
+import type { BookChangeEvent } from '../../src/client/index.js'
+import { envelopeAnswer, eventStream, openEventStream, scriptedFetch } from '../../test/support/scripted-fetch.js'
+import { pageClient } from '../src/api/client.js'
+import { openChangeFeed, type FeedState } from '../src/live/change-feed.js'
 
 /** Runs the feed until `done(state)` says so; returns what it reported. */
-async function follow(fetch: typeof globalThis.fetch, done: (states: FeedState[], changes: BookChange[]) => boolean) {
+async function follow(fetch: typeof globalThis.fetch, done: (states: FeedState[], changes: BookChangeEvent[]) => boolean) {
   const states: FeedState[] = []
-  const changes: BookChange[] = []
+  const changes: BookChangeEvent[] = []
   const waits: number[] = []
   let unauthorized = 0
   let finish!: () => void
   const finished = new Promise<void>((resolve) => (finish = resolve))
   const check = () => done(states, changes) && finish()
   const feed = openChangeFeed({
-    token: 'a.b.c',
-    fetch,
+    client: pageClient({ token: 'a.b.c', fetch }),
     onState: (state) => (states.push(state), check()),
     onChange: (change) => (changes.push(change), check()),
     onUnauthorized: () => unauthorized++,
     wait: async (ms) => void waits.push(ms)
   })
-  await Promise.race([finished, new Promise((_, reject) => setTimeout(() => reject(new Error(`stuck: ${states.join(',')}`)), 5000))])
+  let stuck: ReturnType<typeof setTimeout> | undefined
+  await Promise.race([finished, new Promise((_, reject) => (stuck = setTimeout(() => reject(new Error(`stuck: ${states.join(',')}`)), 5000)))])
+  clearTimeout(stuck)
   feed.close()
   return { states, changes, waits, unauthorized }
 }
 
-describe('the change feed client', () => {
+describe('the page’s change feed: the client’s subscribe and the states it shows', () => {
   test('a service without the feed (404): off, once, no retry', async () => {
-    const { fetch, requests } = scriptedFetch([() => envelope(404, 'Route not found')])
+    const { fetch, requests } = scriptedFetch([() => envelopeAnswer(404, 'Route not found')])
     const { states, waits } = await follow(fetch, (states) => states.includes('off'))
     await new Promise((resolve) => setTimeout(resolve, 50))
     assert.deepEqual(states, ['connecting', 'off'])
@@ -51,28 +39,29 @@ describe('the change feed client', () => {
   })
 
   test('403 turns it off too; 401 ends the session', async () => {
-    const forbidden = await follow(scriptedFetch([() => envelope(403, 'Forbidden')]).fetch, (states) => states.includes('off'))
+    const forbidden = await follow(scriptedFetch([() => envelopeAnswer(403, 'Forbidden')]).fetch, (states) => states.includes('off'))
     assert.equal(forbidden.unauthorized, 0)
-    const revoked = await follow(scriptedFetch([() => envelope(401, 'Invalid token')]).fetch, (states) => states.includes('off'))
+    const revoked = await follow(scriptedFetch([() => envelopeAnswer(401, 'Invalid token')]).fetch, (states) => states.includes('off'))
     assert.equal(revoked.unauthorized, 1)
   })
 
   test('events become changes; after a break it resumes with Last-Event-ID, the delay growing', async () => {
     const { fetch, requests } = scriptedFetch([
-      () => stream('id: 5\nevent: created\ndata: {"id":3,"book":{"id":3,"title":"Dune","author":"Frank Herbert","year":1965}}\n\nid: 6\nevent: surprise\ndata: {}\n\n'),
-      () => envelope(503, 'Service unavailable'),
+      () => eventStream('id: 5\nevent: created\ndata: {"id":3,"book":{"id":3,"title":"Dune","author":"Frank Herbert","year":1965}}\n\nid: 6\nevent: surprise\ndata: {}\n\n'),
+      () => envelopeAnswer(503, 'Service unavailable'),
       () => {
         throw new TypeError('fetch failed')
       },
-      () => stream('id: 9\nevent: deleted\ndata: {"id":3,"book":null}\n\nid: 10\nevent: reset\ndata: {}\n\n')
+      () => openEventStream('id: 9\nevent: deleted\ndata: {"id":3,"book":null}\n\nid: 10\nevent: reset\ndata: {}\n\n')
     ])
     const { changes, states, waits } = await follow(fetch, (_states, changes) => changes.length === 3)
     assert.deepEqual(changes, [
-      { sequence: '5', type: 'created', id: 3, book: { id: 3, title: 'Dune', author: 'Frank Herbert', year: 1965 } },
-      { sequence: '9', type: 'deleted', id: 3, book: null },
-      { sequence: '10', type: 'reset', id: undefined, book: null }
+      { sequence: 5, type: 'created', id: 3, book: { id: 3, title: 'Dune', author: 'Frank Herbert', year: 1965 } },
+      { sequence: 9, type: 'deleted', id: 3, book: null },
+      { sequence: 10, type: 'reset', id: null, book: null }
     ])
     assert.equal(requests[0]!.url, '/books/changes')
+    assert.equal(requests[0]!.cache, 'no-store')
     assert.equal(requests[0]!.headers.authorization, 'Bearer a.b.c')
     assert.equal(requests[0]!.headers.accept, 'text/event-stream')
     assert.equal(requests[0]!.headers['last-event-id'], undefined)
@@ -84,11 +73,14 @@ describe('the change feed client', () => {
     waits.forEach((wait, index) => assert.ok(wait >= 500 * 2 ** index && wait <= 1000 * 2 ** index, `${wait}`))
   })
 
-  test('changeOf ignores what the page cannot use', () => {
-    const event = (type: string, data: string) => ({ type, data, lastEventId: '1' })
-    assert.equal(changeOf(event('message', '{"id":1}')), undefined)
-    assert.equal(changeOf(event('updated', 'not json')), undefined)
-    assert.equal(changeOf(event('updated', '{"book":null}')), undefined)
-    assert.deepEqual(changeOf(event('reset', '')), { sequence: '1', type: 'reset', id: undefined, book: null })
+  test('a 200 that is not the feed (a page server answering every path): off, once, no retry', async () => {
+    const html = () => new Response('<!doctype html><title>Books</title>', { status: 200, headers: { 'content-type': 'text/html' } })
+    const { fetch, requests } = scriptedFetch([html])
+    const { states, waits, unauthorized } = await follow(fetch, (states) => states.includes('off'))
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    assert.deepEqual(states, ['connecting', 'off'])
+    assert.equal(requests.length, 1)
+    assert.deepEqual(waits, [])
+    assert.equal(unauthorized, 0)
   })
 })

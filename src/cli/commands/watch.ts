@@ -26,12 +26,14 @@ export function changeLine(change: BookChangeEvent): string {
 /**
  * The line `watch` prints at each break, e.g. `book-service watch: cannot follow
  * http://127.0.0.1:9999/books/changes (fetch failed: connect ECONNREFUSED 127.0.0.1:9999); trying
- * again in 2 s (the wait doubles while it fails, up to 30 s)`.
+ * again in 1.6 s (the wait doubles while it fails, up to 30 s)`: the client's delay, which takes
+ * up to half of the doubled wait off at random.
  */
 export function reconnectLine(feed: string, reason: unknown, delayMs: number): string {
   const error = reason as Error & { cause?: { message?: string } }
   const why = error.cause?.message ? `${error.message}: ${error.cause.message}` : (error.message ?? String(reason))
-  const seconds = delayMs % 1000 === 0 ? `${delayMs / 1000} s` : `${(delayMs / 1000).toFixed(1)} s`
+  // Tenths of a second: the client's delays carry jitter (docs/change-feed.md "Change feed").
+  const seconds = `${Number((delayMs / 1000).toFixed(1))} s`
   return `book-service watch: cannot follow ${feed} (${why}); trying again in ${seconds} (the wait doubles while it fails, up to 30 s)\n`
 }
 

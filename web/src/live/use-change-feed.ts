@@ -1,25 +1,25 @@
 import { useEffect, useMemo, useState } from 'preact/hooks'
-import { openChangeFeed, type BookChange, type FeedState } from './change-feed.js'
+import type { BookChangeEvent, BookClient } from '../../../src/client/index.js'
+import { openChangeFeed, type FeedState } from './change-feed.js'
 
 /**
- * Follows the change feed while `token` is set: its state, and `subscribe` for the views that
- * show books. `onUnauthorized` is the session's end (a 401 from the feed).
+ * Follows the change feed with `client` (the session's): its state, and `subscribe` for the views
+ * that show books. `onUnauthorized` is the session's end (a 401 from the feed).
  */
-export function useChangeFeed(token: string | undefined, onUnauthorized: () => void) {
+export function useChangeFeed(client: BookClient, onUnauthorized: () => void) {
   const [state, setState] = useState<FeedState>('off')
-  const listeners = useMemo(() => new Set<(change: BookChange) => void>(), [])
+  const listeners = useMemo(() => new Set<(change: BookChangeEvent) => void>(), [])
   useEffect(() => {
-    if (!token) return undefined
     const feed = openChangeFeed({
-      token,
+      client,
       onState: setState,
       onUnauthorized,
       onChange: (change) => listeners.forEach((listener) => listener(change))
     })
     return () => feed.close()
-  }, [token])
+  }, [client])
   const subscribe = useMemo(
-    () => (listener: (change: BookChange) => void) => {
+    () => (listener: (change: BookChangeEvent) => void) => {
       listeners.add(listener)
       return () => void listeners.delete(listener)
     },

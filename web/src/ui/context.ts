@@ -1,7 +1,7 @@
 import { createContext } from 'preact'
 import { useContext } from 'preact/hooks'
-import type { BookClient } from '../../../src/client/index.js'
-import type { BookChange, FeedState } from '../live/change-feed.js'
+import type { BookChangeEvent, BookClient } from '../../../src/client/index.js'
+import type { FeedState } from '../live/change-feed.js'
 import type { Session } from '../session/session.js'
 
 /** What every view of a signed-in person needs. */
@@ -14,7 +14,7 @@ export interface Ui {
   /** Says `text` in the page's status line (read out by screen readers). */
   announce: (text: string) => void
   /** Calls `listener` with each change of the live feed; returns the unsubscribe. */
-  subscribe: (listener: (change: BookChange) => void) => () => void
+  subscribe: (listener: (change: BookChangeEvent) => void) => () => void
   feedState: FeedState
 }
 

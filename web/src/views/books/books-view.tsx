@@ -92,7 +92,7 @@ export function BooksView({ query, navigate }: BooksViewProps) {
     let settle: ReturnType<typeof setTimeout> | undefined
     const clear = new Set<ReturnType<typeof setTimeout>>()
     const unsubscribe = subscribe((change) => {
-      if (change.id !== undefined) {
+      if (change.id !== null) {
         const id = change.id
         setHighlighted((ids) => new Set(ids).add(id))
         const timer = setTimeout(() => {
