@@ -78,14 +78,14 @@ export interface TrimLogger {
 
 /**
  * Removes the `Idempotency-Key` answers older than IDEMPOTENCY_TTL_MS (docs/api.md "Retries and
- * Idempotency-Key") from `store` now and then every {@link IDEMPOTENCY_TRIM_INTERVAL_MS}, in the
+ * Idempotency-Key") from `books` now and then every {@link IDEMPOTENCY_TRIM_INTERVAL_MS}, in the
  * background: a failure is logged and tried again at the next round.
  *
  * @returns stops the trim.
  */
-export function trimIdempotencyKeysHourly(store: Pick<BookStore, 'trimIdempotencyKeys'>, logger: TrimLogger): () => void {
+export function trimIdempotencyKeysHourly(books: Pick<BookStore, 'trimIdempotencyKeys'>, logger: TrimLogger): () => void {
   const trim = () => {
-    store.trimIdempotencyKeys(new Date(Date.now() - IDEMPOTENCY_TTL_MS).toISOString()).then(
+    books.trimIdempotencyKeys(new Date(Date.now() - IDEMPOTENCY_TTL_MS).toISOString()).then(
       (removed) => removed > 0 && logger.info({ removed }, 'expired idempotency keys removed'),
       (error: unknown) => logger.warn({ err: error }, 'removing expired idempotency keys failed; tried again in an hour')
     )

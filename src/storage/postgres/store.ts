@@ -3,6 +3,7 @@ import type { Book, BookInput, BookPatch } from '../../book/schema.js'
 import type { BookFilter, BookQuery } from '../../book/query.js'
 import type { AccountStore } from '../contracts/account-store.js'
 import type { BookStore, BookWriteOutcome, VersionedBook } from '../contracts/book-store.js'
+import type { Database } from '../contracts/database.js'
 import type { ChangeContext } from '../contracts/change-log.js'
 import { contextObject } from '../sql/change-log.js'
 import { patchValues } from '../sql/books.js'
@@ -34,14 +35,19 @@ interface NumberingOptions {
 }
 
 /**
- * The PostgreSQL {@link BookStore} (node-postgres pool, parameterised named statements:
+ * The PostgreSQL {@link Database} (node-postgres pool, parameterised named statements:
  * statements.ts). Ids come from a `BIGINT GENERATED ALWAYS AS IDENTITY` column, so they ascend
  * and are never reused. Each write is one statement, so it is atomic and durable once PostgreSQL
  * commits it; creates are gathered into group inserts (group-insert.ts); a partial update is a
  * single `UPDATE … SET col = COALESCE($n, col)`, so concurrent updates of different fields all
  * survive, and an update racing a delete never resurrects the row.
  */
-export class PostgresBookStore implements BookStore {
+export class PostgresDatabase implements Database, BookStore {
+  /**
+   * The book operations are this object's own: they share its pool, its change numbering and the
+   * last write refusal with {@link ping}.
+   */
+  readonly books: BookStore = this
   readonly accounts: AccountStore
   readonly changes: PostgresChangeLog
   readonly loginAttempts: LoginAttempts
@@ -90,8 +96,8 @@ export class PostgresBookStore implements BookStore {
   static async open(
     url: string,
     options: PostgresOptions & ChangeLogOptions & NumberingOptions & { onWriteHealth?: (failure: Error | undefined) => void }
-  ): Promise<PostgresBookStore> {
-    return new PostgresBookStore(await openPool(url, options), url, options, options.onWriteHealth ?? (() => {}))
+  ): Promise<PostgresDatabase> {
+    return new PostgresDatabase(await openPool(url, options), url, options, options.onWriteHealth ?? (() => {}))
   }
 
   /** Stored by the next group insert (group-insert.ts), with the other creates of this event-loop turn. */
