@@ -55,7 +55,7 @@ export class PostgresDatabase implements Database, BookStore {
   private closed: Promise<void> | undefined
   private readonly query
   private readonly inserts
-  private readonly retention: NodeJS.Timeout
+  private readonly trimTimer: NodeJS.Timeout
   private readonly idempotent
   private readonly numbering: ChangeNumbering
   /** The last write refusal (read-only, disk full), until a probe write succeeds: not ready meanwhile. */
@@ -80,7 +80,7 @@ export class PostgresDatabase implements Database, BookStore {
     this.accounts = postgresAccountStore(pool, queryTimeoutMs)
     this.changes = new PostgresChangeLog(url, this.query)
     const retention = options.retention ?? DEFAULT_RETENTION
-    this.retention = setInterval(() => void this.trim(retention), options.trimIntervalMs ?? TRIM_INTERVAL_MS).unref()
+    this.trimTimer = setInterval(() => void this.trim(retention), options.trimIntervalMs ?? TRIM_INTERVAL_MS).unref()
     this.loginAttempts = new PostgresLoginAttempts(pool, queryTimeoutMs)
     this.webhooks = postgresWebhookStore(pool, queryTimeoutMs)
   }
@@ -236,7 +236,7 @@ export class PostgresDatabase implements Database, BookStore {
    * more than once (node-postgres throws on a second `end()`).
    */
   async close(): Promise<void> {
-    clearInterval(this.retention)
+    clearInterval(this.trimTimer)
     this.changes.stop()
     await this.numbering.stop()
     this.closed ??= this.pool.end()
