@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
-import { SqliteBookStore } from '../src/storage/sqlite/store.js'
+import { SqliteDatabase } from '../src/storage/sqlite/store.js'
 import { UNKNOWN_CHANGE_CONTEXT } from '../src/storage/contracts/change-log.js'
 
 const CALLS = Number(process.env.CACHED_READ_CALLS ?? 2_000_000)
@@ -33,7 +33,7 @@ async function cpuPerCall(work: (index: number) => unknown): Promise<number> {
 const directory = mkdtempSync(join(tmpdir(), 'book-service-cached-read-'))
 try {
   const path = join(directory, 'books.db')
-  const store = await SqliteBookStore.open(path)
+  const store = await SqliteDatabase.open(path)
   const ids: number[] = []
   for (let n = 0; n < BOOKS; n++) ids.push((await store.create({ title: `Book ${n}`, author: 'Author', year: 2000 }, UNKNOWN_CHANGE_CONTEXT)).id)
   for (const id of ids) await store.get(id) // every book cached

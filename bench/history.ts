@@ -21,8 +21,8 @@ import { createSigner } from 'fast-jwt'
 import pg from 'pg'
 import { measure, type Load, type Measurement } from './load.js'
 import { SERVER_ENTRY, freePort, startProcess, type Target } from './processes.js'
-import { SqliteBookStore } from '../src/storage/sqlite/store.js'
-import { PostgresBookStore } from '../src/storage/postgres/store.js'
+import { SqliteDatabase } from '../src/storage/sqlite/store.js'
+import { PostgresDatabase } from '../src/storage/postgres/store.js'
 import { createScratchDatabase } from '../test/support/scratch-database.js'
 
 const SECRET = 'bench-history-secret-0123456789abcdef'
@@ -58,7 +58,7 @@ function seededRow(seq: number): [number, string, number, string, string, number
 }
 
 async function seedSqlite(path: string): Promise<string> {
-  await (await SqliteBookStore.open(path)).close()
+  await (await SqliteDatabase.open(path)).close()
   const db = new Database(path)
   const insert = db.prepare(
     'INSERT INTO book_changes (seq, book_id, operation, version, title, author, year, changed_at, actor, request_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)'
@@ -83,7 +83,7 @@ async function seedSqlite(path: string): Promise<string> {
 }
 
 async function seedPostgres(url: string): Promise<string> {
-  await (await PostgresBookStore.open(url, { poolSize: 2, startupTimeoutMs: 0 })).close()
+  await (await PostgresDatabase.open(url, { poolSize: 2, startupTimeoutMs: 0 })).close()
   const client = new pg.Client({ connectionString: url })
   await client.connect()
   try {
@@ -113,7 +113,7 @@ async function seedPostgres(url: string): Promise<string> {
  * client): what the query costs, apart from the machine's load on the HTTP path.
  */
 async function storeReads(engine: 'sqlite' | 'postgres', url: string): Promise<string> {
-  const store = engine === 'sqlite' ? await SqliteBookStore.open(url) : await PostgresBookStore.open(url, { poolSize: 2, startupTimeoutMs: 0 })
+  const store = engine === 'sqlite' ? await SqliteDatabase.open(url) : await PostgresDatabase.open(url, { poolSize: 2, startupTimeoutMs: 0 })
   try {
     const times: number[] = []
     for (let i = 0; i < 2000; i++) {

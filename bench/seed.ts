@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3'
 import pg from 'pg'
 import { foldText } from '../src/book/fold.js'
-import { SqliteBookStore } from '../src/storage/sqlite/store.js'
+import { SqliteDatabase } from '../src/storage/sqlite/store.js'
 import { createScratchDatabase, type ScratchDatabase } from '../test/support/scratch-database.js'
 import { seededBook } from './seeded-book.js'
 
@@ -13,7 +13,7 @@ export { seededBook }
  * The service must not be running on this file. Ids are 1..count.
  */
 export async function seedSqlite(path: string, count: number): Promise<void> {
-  const store = await SqliteBookStore.open(path)
+  const store = await SqliteDatabase.open(path)
   await store.close()
   const db = new Database(path)
   try {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import { createAuthHook } from './auth/auth-hook.js'
 import { bootstrapFirstAdmin } from './auth/first-admin.js'
-import { LoginLimits } from './auth/login-limits.js'
+import { LOGIN_WINDOW_MS, LoginLimits } from './auth/login-limits.js'
 import { bookRight } from './auth/roles.js'
 import { TokenGenerations } from './auth/token-generations.js'
 import { createTokenSigner, createTokenVerifier } from './auth/tokens.js'
@@ -33,7 +33,8 @@ import { ownPasswordRoute } from './routes/own-password.js'
 import { webPageRoutes } from './routes/web-page.js'
 import { webhooksRoutes } from './routes/webhooks.js'
 import { WebhookDispatcher } from './webhooks/dispatcher.js'
-import type { BookStore } from './storage/contracts/book-store.js'
+import type { Database } from './storage/contracts/database.js'
+import { trimLoginCounters } from './storage/retention.js'
 
 /** Largest request body accepted, in bytes (1 MiB); larger ones get 413. */
 export const BODY_LIMIT_BYTES = 1024 * 1024
@@ -47,8 +48,8 @@ export type AppConfig = Config & { SECRET_TOKEN: string; AUTH_PASSWORD: string }
 /** What {@link buildApp} needs. */
 export interface AppOptions {
   config: AppConfig
-  /** The opened storage; the app closes it when it closes. */
-  store: BookStore
+  /** The opened database; the app closes it when it closes. */
+  database: Database
   /** Overrides the pino logger options (tests pass a stream to capture the log). */
   logger?: FastifyServerOptions['logger']
 }
@@ -57,10 +58,10 @@ export interface AppOptions {
  * Builds the service (not listening): every route of the contract (docs/contract.md), the envelope
  * on every response, auth, logging. Tests call it in-process; `src/cli/commands/serve.ts` listens.
  *
- * @returns the ready Fastify instance; `close()` stops it and closes the store.
+ * @returns the ready Fastify instance; `close()` stops it and closes the database.
  */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
-  const { config, store } = options
+  const { config, database } = options
   const app = Fastify({
     logger: options.logger ?? {
       level: config.LOG_LEVEL,
@@ -93,18 +94,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   limitConnectionsPerAddress(app.server, config)
   limitConnections(app.server, config)
   enforceSendDeadline(app, config.SEND_TIMEOUT)
-  app.setErrorHandler(errorHandlerWith(store))
+  app.setErrorHandler(errorHandlerWith(database))
   app.setNotFoundHandler(notFoundHandler)
   // First: the request id, the single-Host check, then the security headers (one hook).
   registerRequestStart(app)
-  app.addHook('onClose', async () => store.close())
+  app.addHook('onClose', async () => database.close())
 
   const registerMethodNotAllowed = methodNotAllowed(app)
 
   // AUTH_USERNAME / AUTH_PASSWORD become the first admin account while no admin exists.
   // Started now and awaited once the app is ready: the password hash (scrypt, ~0.2 s) runs on
   // libuv's thread pool while this thread registers the routes and compiles their schemas.
-  const firstAdmin = bootstrapFirstAdmin(store.accounts, { username: config.AUTH_USERNAME, password: config.AUTH_PASSWORD }, app.log)
+  const firstAdmin = bootstrapFirstAdmin(database.accounts, { username: config.AUTH_USERNAME, password: config.AUTH_PASSWORD }, app.log)
   firstAdmin.catch(() => {}) // handled by the await below; not an unhandled rejection meanwhile
 
   if (!config.AUTH_ENABLED) {
@@ -119,7 +120,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   if (origins) await registerCors(app, origins)
   await apiDocument(app)
   // One reader of the change log per process, shared by every stream of GET /books/changes.
-  const feed = new ChangeFeed(store.changes, {
+  const feed = new ChangeFeed(database.changes, {
       maxSubscribers: config.FEED_MAX_SUBSCRIBERS,
       heartbeatSeconds: config.FEED_HEARTBEAT,
       maxPerSubject: config.FEED_MAX_STREAMS_PER_SUBJECT,
@@ -131,20 +132,20 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     done()
   })
   // One webhook dispatcher per process; the one holding the lease in the database sends (docs/webhooks.md).
-  const dispatcher = new WebhookDispatcher(store.webhooks, store.changes, {
+  const dispatcher = new WebhookDispatcher(database.webhooks, database.changes, {
     retryDelaysMs: retryDelaysMs(config.WEBHOOK_RETRY_SCHEDULE),
     timeoutMs: config.WEBHOOK_TIMEOUT * 1000,
     allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
     log: app.log
   })
-  // Before the store closes (onClose): attempts in flight are cut, what succeeded is recorded.
+  // Before the database closes (onClose): attempts in flight are cut, what succeeded is recorded.
   app.addHook('preClose', async () => dispatcher.close())
-  if (config.METRICS_ENABLED) await registerMetrics(app, feed, store.changes, dispatcher)
+  if (config.METRICS_ENABLED) await registerMetrics(app, feed, database.changes, dispatcher)
 
   const verify = createTokenVerifier(config.SECRET_TOKEN)
-  const generations = new TokenGenerations(store.accounts)
+  const generations = new TokenGenerations(database.accounts)
   await app.register(booksRoutes, {
-    store,
+    books: database.books,
     authenticate: config.AUTH_ENABLED ? createAuthHook(verify, bookRight, generations) : undefined,
     changes: {
       feed,
@@ -153,28 +154,34 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     }
   })
   // Account management always needs an admin token, even with AUTH_ENABLED=false.
-  await app.register(usersRoutes, { accounts: store.accounts, authenticate: createAuthHook(verify, 'admin', generations), generations })
-  const loginLimits = new LoginLimits(store.loginAttempts, {
+  await app.register(usersRoutes, { accounts: database.accounts, authenticate: createAuthHook(verify, 'admin', generations), generations })
+  const loginLimits = new LoginLimits(database.loginAttempts, {
     attemptsPerAddress: config.LOGIN_RATE_LIMIT,
     failuresPerAccount: config.LOGIN_ACCOUNT_FAILURE_LIMIT
   })
+  // The counters whose window ended, removed once a window while the app runs (storage/retention.ts).
+  let stopLoginCounterTrim: (() => void) | undefined
+  app.addHook('onReady', async () => {
+    stopLoginCounterTrim = trimLoginCounters(database.loginAttempts, LOGIN_WINDOW_MS, app.log)
+  })
+  app.addHook('preClose', async () => stopLoginCounterTrim?.())
   // Any role changes its own password (docs/accounts.md "Accounts and roles"); wrong ones count as failed logins.
-  await app.register(ownPasswordRoute, { accounts: store.accounts, authenticate: createAuthHook(verify, 'read', generations), limits: loginLimits, generations })
+  await app.register(ownPasswordRoute, { accounts: database.accounts, authenticate: createAuthHook(verify, 'read', generations), limits: loginLimits, generations })
   await app.register(webhooksRoutes, {
-    webhooks: store.webhooks,
-    changes: store.changes,
+    webhooks: database.webhooks,
+    changes: database.changes,
     authenticate: createAuthHook(verify, 'admin', generations),
     allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
     onChange: () => dispatcher.refresh()
   })
   await app.register(loginRoute, {
-    accounts: store.accounts,
+    accounts: database.accounts,
     ttlSeconds: config.TOKEN_TTL,
     attemptsPerMinute: config.LOGIN_RATE_LIMIT,
     limits: loginLimits,
     sign: createTokenSigner(config.SECRET_TOKEN, config.TOKEN_TTL)
   })
-  await app.register(healthRoutes, { store })
+  await app.register(healthRoutes, { database })
   if (config.UI_ENABLED) await app.register(webPageRoutes)
   await app.register(registerMethodNotAllowed)
   await app.ready()

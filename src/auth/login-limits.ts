@@ -62,8 +62,9 @@ export class LoginLimits {
    * Counts one attempt from `address` and returns how many it made in its minute (this one
    * included) and the ms left in that minute. Once an address is past its limit, this process
    * answers for it until its minute ends without writing: the count only grows within a minute,
-   * so it stays past the limit (the number reported is then this process's own). Drops ended
-   * counters at most once a minute. While the database cannot count, this process counts alone.
+   * so it stays past the limit (the number reported is then this process's own). Forgets the
+   * addresses whose minute ended at most once a minute (the database's ended counters are
+   * removed by storage/retention.ts `trimLoginCounters`). While the database cannot count, this process counts alone.
    */
   async countAttempt(address: string): Promise<{ attempts: number; remainingMs: number }> {
     const now = this.now()
@@ -79,7 +80,6 @@ export class LoginLimits {
       if (now - this.lastForget >= LOGIN_WINDOW_MS) {
         this.lastForget = now
         for (const [other, { windowStart }] of this.exhausted) if (windowStart + LOGIN_WINDOW_MS <= now) this.exhausted.delete(other)
-        await this.attempts.forgetBefore(now - LOGIN_WINDOW_MS)
       }
     } catch {
       // The database cannot count (the login itself will then answer 503): this process counts

@@ -5,14 +5,14 @@ import { HttpError } from '../http/errors/http-error.js'
 import { Messages } from '../http/messages.js'
 import { WITHOUT_STORAGE } from '../http/api-document/pipeline-responses.js'
 import { successResponse, unavailableResponse } from '../http/api-document/response-schemas.js'
-import type { BookStore } from '../storage/contracts/book-store.js'
+import type { Database } from '../storage/contracts/database.js'
 
 /**
  * Liveness and readiness for load balancers and orchestrators (docs/contract.md "Operations"),
  * not behind auth: GET /healthz answers 200 `OK` while the process runs; GET /readyz answers
  * 200 `OK` when the storage answers, else 503 `Service unavailable`.
  */
-export async function healthRoutes(app: FastifyInstance, options: { store: BookStore }): Promise<void> {
+export async function healthRoutes(app: FastifyInstance, options: { database: Pick<Database, 'ping'> }): Promise<void> {
   const ok = envelopeOf(200, Messages.ok, null)
   const tags = ['Health']
 
@@ -41,7 +41,7 @@ export async function healthRoutes(app: FastifyInstance, options: { store: BookS
   }
   app.get('/readyz', { schema: readiness }, async (request) => {
     try {
-      await options.store.ping()
+      await options.database.ping()
     } catch (error) {
       request.log.warn({ err: error }, 'readiness check failed: storage unreachable')
       throw new HttpError(503, Messages.unavailable)

@@ -1,12 +1,12 @@
 import type { Config } from '../config.js'
 import type { AccountStore } from './contracts/account-store.js'
-import type { BookStore } from './contracts/book-store.js'
 import type { BookTransfer } from './contracts/book-transfer.js'
+import type { Database } from './contracts/database.js'
 import { engineOf } from './contracts/engine.js'
 import type { PostgresOptions } from './postgres/connection.js'
 import { sqliteAccountStore } from './sqlite/accounts.js'
 import { openMigrated } from './sqlite/connection.js'
-import { SqliteBookStore } from './sqlite/store.js'
+import { SqliteDatabase } from './sqlite/store.js'
 import { SqliteBookTransfer } from './sqlite/transfer.js'
 import { sqliteWebhookStore } from './sqlite/webhooks.js'
 import { changeLogStatements, type HorizonRow } from './sql/change-log.js'
@@ -21,7 +21,7 @@ import type { WebhookStore } from './contracts/webhook-store.js'
 /** The settings that say where the database is and how long start-up waits for PostgreSQL. */
 export type DatabaseSettings = Pick<Config, 'DATABASE_URL' | 'DATABASE_POOL_SIZE' | 'DATABASE_STARTUP_TIMEOUT'>
 
-/** The settings of the change log's retention (docs/change-feed.md "Change log"), which only a store keeps. */
+/** The settings of the change log's retention (docs/change-feed.md "Change log"), which only an open {@link Database} keeps. */
 export type ChangeLogSettings = Pick<Config, 'CHANGE_LOG_MAX_AGE' | 'CHANGE_LOG_MAX_ROWS'>
 
 /** Told of each start-up retry while PostgreSQL is unreachable: the error, and the delay before the next try (ms). */
@@ -33,7 +33,7 @@ function postgresOptions(config: DatabaseSettings, onRetry?: RetryListener): Pos
 }
 
 /**
- * Opens the {@link BookStore} that `DATABASE_URL` names and brings its schema up to date; it keeps
+ * Opens the {@link Database} that `DATABASE_URL` names and brings its schema up to date; it keeps
  * the change log's retention while open.
  *
  * @param config `DATABASE_URL`, the change log's retention (seconds, rows), and for PostgreSQL
@@ -45,16 +45,16 @@ function postgresOptions(config: DatabaseSettings, onRetry?: RetryListener): Pos
  *   removed database) and when they work again (undefined).
  * @throws when the storage cannot be opened (after the retry time) or migrated.
  */
-export async function openStore(
+export async function openDatabase(
   config: DatabaseSettings & ChangeLogSettings,
   onRetry?: RetryListener,
   onConnectionError?: (error: unknown) => void,
   onWriteHealth?: (failure: Error | undefined) => void
-): Promise<BookStore> {
+): Promise<Database> {
   const retention = { maxAgeSeconds: config.CHANGE_LOG_MAX_AGE, maxRows: config.CHANGE_LOG_MAX_ROWS }
-  if (engineOf(config.DATABASE_URL) === 'sqlite') return SqliteBookStore.open(config.DATABASE_URL, { retention, onWriteHealth })
-  const { PostgresBookStore } = await import('./postgres/store.js')
-  return PostgresBookStore.open(config.DATABASE_URL, { ...postgresOptions(config, onRetry), onConnectionError, retention, onWriteHealth })
+  if (engineOf(config.DATABASE_URL) === 'sqlite') return SqliteDatabase.open(config.DATABASE_URL, { retention, onWriteHealth })
+  const { PostgresDatabase } = await import('./postgres/store.js')
+  return PostgresDatabase.open(config.DATABASE_URL, { ...postgresOptions(config, onRetry), onConnectionError, retention, onWriteHealth })
 }
 
 /** The accounts of a database opened for them alone, and how to close it. */
@@ -65,7 +65,7 @@ export interface OpenedAccounts {
 
 /**
  * Opens the accounts of the database `DATABASE_URL` names, schema brought up to date, without the
- * rest of a store (no SQLite writer thread): `book-service user`.
+ * rest of the database (no SQLite writer thread): `book-service user`.
  *
  * @throws when the storage cannot be opened or migrated.
  */
@@ -127,7 +127,7 @@ export interface OpenedWebhooks {
 
 /**
  * Opens the webhook endpoints of the database `DATABASE_URL` names, schema brought up to date,
- * without the rest of a store: `book-service webhooks`.
+ * without the rest of the database: `book-service webhooks`.
  *
  * @throws when the storage cannot be opened or migrated.
  */

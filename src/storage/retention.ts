@@ -1,10 +1,12 @@
 import type { BookStore } from './contracts/book-store.js'
+import type { LoginAttempts } from './contracts/login-attempts.js'
 import { IDEMPOTENCY_TTL_MS } from './sql/idempotency.js'
 
-// What the database keeps and how often each process trims the rest: the change log (below; the
-// stores run the steps, SQLite's on its writer thread between two group commits) and the
-// `Idempotency-Key` answers (kept IDEMPOTENCY_TTL_MS, trimmed hourly). The login counters of
-// auth/login-limits.ts end with their window, forgotten by the login that finds one ended.
+// What the database keeps and how often each process trims the rest, in one place: the change log
+// (below; the stores run the steps, SQLite's on its writer thread between two group commits), the
+// `Idempotency-Key` answers (kept IDEMPOTENCY_TTL_MS, trimmed hourly) and the login counters
+// (auth/login-limits.ts; an ended window counts as 0 already, and its rows are removed once a
+// window, whether or not anyone logs in meanwhile).
 
 /**
  * How long the change log keeps its rows (docs/change-feed.md "Change log"): `CHANGE_LOG_MAX_AGE` and
@@ -78,19 +80,37 @@ export interface TrimLogger {
 
 /**
  * Removes the `Idempotency-Key` answers older than IDEMPOTENCY_TTL_MS (docs/api.md "Retries and
- * Idempotency-Key") from `store` now and then every {@link IDEMPOTENCY_TRIM_INTERVAL_MS}, in the
+ * Idempotency-Key") from `books` now and then every {@link IDEMPOTENCY_TRIM_INTERVAL_MS}, in the
  * background: a failure is logged and tried again at the next round.
  *
  * @returns stops the trim.
  */
-export function trimIdempotencyKeysHourly(store: Pick<BookStore, 'trimIdempotencyKeys'>, logger: TrimLogger): () => void {
+export function trimIdempotencyKeysHourly(books: Pick<BookStore, 'trimIdempotencyKeys'>, logger: TrimLogger): () => void {
   const trim = () => {
-    store.trimIdempotencyKeys(new Date(Date.now() - IDEMPOTENCY_TTL_MS).toISOString()).then(
+    books.trimIdempotencyKeys(new Date(Date.now() - IDEMPOTENCY_TTL_MS).toISOString()).then(
       (removed) => removed > 0 && logger.info({ removed }, 'expired idempotency keys removed'),
       (error: unknown) => logger.warn({ err: error }, 'removing expired idempotency keys failed; tried again in an hour')
     )
   }
   trim()
   const trimTimer = setInterval(trim, IDEMPOTENCY_TRIM_INTERVAL_MS).unref()
+  return () => clearInterval(trimTimer)
+}
+
+/**
+ * Removes the login counters whose window ended (docs/accounts.md "Login limits": they no longer
+ * count) from `attempts` now and then every `windowMs`, in the background, so the counters of
+ * addresses and accounts that stopped trying do not pile up: a failure is logged and tried again
+ * at the next round.
+ *
+ * @param windowMs the length of a counter's window, in ms (`LOGIN_WINDOW_MS`).
+ * @returns stops the trim.
+ */
+export function trimLoginCounters(attempts: Pick<LoginAttempts, 'forgetBefore'>, windowMs: number, logger: TrimLogger): () => void {
+  const trim = () => {
+    attempts.forgetBefore(Date.now() - windowMs).catch((error: unknown) => logger.warn({ err: error }, 'removing ended login counters failed; tried again at the next round'))
+  }
+  trim()
+  const trimTimer = setInterval(trim, windowMs).unref()
   return () => clearInterval(trimTimer)
 }

@@ -89,11 +89,11 @@ export class WebhookDispatcher {
   private syncing: Promise<void> | undefined
 
   constructor(
-    private readonly store: WebhookStore,
+    private readonly webhooks: WebhookStore,
     private readonly changes: ChangeLog,
     private readonly options: DispatcherOptions
   ) {
-    this.recorder = new OutcomeRecorder(store, options.log)
+    this.recorder = new OutcomeRecorder(webhooks, options.log)
     this.reader = new SharedChangeReader(changes)
   }
 
@@ -129,7 +129,7 @@ export class WebhookDispatcher {
     await Promise.all([...this.loops.values()].map((loop) => loop.stop()))
     this.loops.clear()
     await this.recorder.flush()
-    if (this.leaseUntil > 0) await this.store.releaseLease(this.holder).catch(() => {})
+    if (this.leaseUntil > 0) await this.webhooks.releaseLease(this.holder).catch(() => {})
   }
 
   private async renew(ttl: number): Promise<void> {
@@ -137,7 +137,7 @@ export class WebhookDispatcher {
     const now = Date.now()
     let held = false
     try {
-      held = await this.store.takeLease(this.holder, now, ttl)
+      held = await this.webhooks.takeLease(this.holder, now, ttl)
     } catch (error) {
       this.options.log.warn({ err: error }, 'webhooks: cannot renew the dispatcher lease')
       held = this.leaseUntil > Date.now() + ttl / 3
@@ -175,7 +175,7 @@ export class WebhookDispatcher {
   private sync(): Promise<void> {
     this.syncing ??= (async () => {
       try {
-        const [endpoints, horizon] = await Promise.all([this.store.list(), this.changes.horizon()])
+        const [endpoints, horizon] = await Promise.all([this.webhooks.list(), this.changes.horizon()])
         this.head = horizon.lastSeq
         if (!this.leading || this.closed) return
         const enabled = new Map(endpoints.filter((endpoint) => endpoint.enabled).map((endpoint) => [endpoint.id, endpoint]))
@@ -188,7 +188,7 @@ export class WebhookDispatcher {
         }
         for (const endpoint of enabled.values()) {
           if (this.loops.has(endpoint.id)) continue
-          const loop = new EndpointLoop(endpoint, this.store, this.reader, this.recorder, this.options, this.counters)
+          const loop = new EndpointLoop(endpoint, this.webhooks, this.reader, this.recorder, this.options, this.counters)
           this.loops.set(endpoint.id, loop)
           loop.start()
         }
@@ -234,7 +234,7 @@ class OutcomeRecorder {
   private writing: Promise<void> = Promise.resolve()
 
   constructor(
-    private readonly store: WebhookStore,
+    private readonly webhooks: WebhookStore,
     private readonly log: FastifyBaseLogger
   ) {}
 
@@ -256,7 +256,7 @@ class OutcomeRecorder {
     this.writing = this.writing.then(async () => {
       if (outcomes.length === 0 && positions.length === 0) return
       try {
-        await this.store.record(outcomes, positions)
+        await this.webhooks.record(outcomes, positions)
       } catch (error) {
         // Not recorded: after a restart these changes go again (same webhook-id), never skipped.
         this.log.warn({ err: error }, 'webhooks: cannot record delivered changes')
@@ -278,7 +278,7 @@ class EndpointLoop {
 
   constructor(
     readonly endpoint: WebhookEndpoint,
-    private readonly store: WebhookStore,
+    private readonly webhooks: WebhookStore,
     private readonly changes: Pick<ChangeLog, 'changesAfter'>,
     private readonly recorder: OutcomeRecorder,
     private readonly options: DispatcherOptions,
@@ -317,7 +317,7 @@ class EndpointLoop {
   private async run(): Promise<void> {
     while (!this.stopped) {
       try {
-        const pending = await this.store.pending(this.endpoint.id, this.position)
+        const pending = await this.webhooks.pending(this.endpoint.id, this.position)
         if (pending !== undefined) {
           const [change] = await this.changes.changesAfter(pending.seq - 1, 1)
           if (change?.seq === pending.seq) {
@@ -394,10 +394,10 @@ class EndpointLoop {
           ? `the endpoint answered 410 Gone to ${webhookId}`
           : `the retry schedule ran out: ${attempt} attempts of ${webhookId} failed (last: ${outcome.error})`
         await this.recorder.flush()
-        await this.store.record([{ ...base, id: rowId, status: 'failed', nextAttemptAt: null }], [
+        await this.webhooks.record([{ ...base, id: rowId, status: 'failed', nextAttemptAt: null }], [
           { id: this.endpoint.id, revision: this.endpoint.revision, position: change.seq }
         ])
-        await this.store.disable(this.endpoint.id, this.endpoint.revision, reason)
+        await this.webhooks.disable(this.endpoint.id, this.endpoint.revision, reason)
         this.options.log.warn({ webhook: this.endpoint.id, reason }, 'webhooks: endpoint disabled')
         this.position = change.seq
         return 'disabled'
@@ -405,7 +405,7 @@ class EndpointLoop {
       this.counters.failed++
       const delay = Math.max(this.options.retryDelaysMs[attempt - 1]!, outcome.retryAfterMs ?? 0)
       dueAt = Date.now() + Math.min(delay, 86_400_000)
-      ;[rowId] = await this.store.record([{ ...base, id: rowId, status: 'pending', nextAttemptAt: dueAt }], [])
+      ;[rowId] = await this.webhooks.record([{ ...base, id: rowId, status: 'pending', nextAttemptAt: dueAt }], [])
     }
   }
 

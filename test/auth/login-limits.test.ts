@@ -2,9 +2,9 @@ import assert from 'node:assert/strict'
 import { request } from 'node:http'
 import { after, before, describe, test } from 'node:test'
 import { LOGIN_WINDOW_MS, LoginLimits } from '../../src/auth/login-limits.js'
-import type { BookStore } from '../../src/storage/contracts/book-store.js'
+import type { Database } from '../../src/storage/contracts/database.js'
 import { TEST_PASSWORD, buildTestApp } from '../support/app.js'
-import { createPostgresDatabase, engines, openTestStore, postgresSkipReason, type TestDatabase } from '../support/engines.js'
+import { createPostgresDatabase, engines, openTestDatabase, postgresSkipReason, type TestDatabase } from '../support/engines.js'
 import { removeDirectory, startServer, temporaryDirectory, type RunningServer } from '../support/server.js'
 
 /** POST /login on a connection of its own (so node:cluster hands each to whichever worker accepts). */
@@ -40,23 +40,23 @@ function servingPids(server: RunningServer, path: string): Set<number> {
 
 for (const { engine, skip } of engines) {
   describe(`LoginLimits counted in the database [${engine}]`, { skip }, () => {
-    let store: BookStore
+    let database: Database
     let cleanup = async () => {}
     before(async () => {
-      const opened = await openTestStore(engine)
-      store = opened.store
+      const opened = await openTestDatabase(engine)
+      database = opened.database
       cleanup = opened.cleanup
     })
     after(async () => {
-      await store?.close()
+      await database?.close()
       await cleanup()
     })
 
     test('two processes counting one address share one count; a new minute starts from nothing', async () => {
       let now = 1_000_000
       const settings = { attemptsPerAddress: 3, failuresPerAccount: 3 }
-      const first = new LoginLimits(store.loginAttempts, settings, () => now)
-      const second = new LoginLimits(store.loginAttempts, settings, () => now)
+      const first = new LoginLimits(database.loginAttempts, settings, () => now)
+      const second = new LoginLimits(database.loginAttempts, settings, () => now)
       const counts = []
       for (let i = 0; i < 6; i++) counts.push((await (i % 2 ? second : first).countAttempt('198.51.100.1')).attempts)
       // Up to one past the limit each attempt is counted once whichever process takes it; past
@@ -70,7 +70,7 @@ for (const { engine, skip } of engines) {
 
     test('an account guarded by its failures refuses the addresses that failed on it, not the others, until its minute ends', async () => {
       let now = 5_000_000
-      const limits = new LoginLimits(store.loginAttempts, { attemptsPerAddress: 100, failuresPerAccount: 3 }, () => now)
+      const limits = new LoginLimits(database.loginAttempts, { attemptsPerAddress: 100, failuresPerAccount: 3 }, () => now)
       for (const address of ['192.0.2.1', '192.0.2.2']) await limits.recordFailure('carol', address)
       assert.equal(await limits.accountRefuses('carol', '192.0.2.1'), undefined, 'under the limit')
       await limits.recordFailure('carol', '192.0.2.3')
@@ -85,8 +85,8 @@ for (const { engine, skip } of engines) {
     })
 
     test('POST /login: guarded account answers 429 Too many requests with Retry-After to an address that failed, 200 to a fresh one', async () => {
-      const own = await openTestStore(engine)
-      const app = await buildTestApp({ LOGIN_RATE_LIMIT: 100, LOGIN_ACCOUNT_FAILURE_LIMIT: 3 }, own.store)
+      const own = await openTestDatabase(engine)
+      const app = await buildTestApp({ LOGIN_RATE_LIMIT: 100, LOGIN_ACCOUNT_FAILURE_LIMIT: 3 }, own.database)
       const attempt = (remoteAddress: string, password: string) =>
         app.inject({ method: 'POST', url: '/login', remoteAddress, payload: { username: 'Admin', password } })
       try {

@@ -4,7 +4,7 @@ import fc from 'fast-check'
 import type { FastifyInstance } from 'fastify'
 import type { Engine } from '../../src/storage/contracts/engine.js'
 import { authHeaders, buildTestApp } from '../support/app.js'
-import { engines, openTestStore } from '../support/engines.js'
+import { engines, openTestDatabase } from '../support/engines.js'
 import { accountish, authorization, body, contentType, id, request, type Generated } from '../support/hostile-requests.js'
 import { responseChecker, type Answer } from '../support/openapi-responses.js'
 
@@ -78,9 +78,9 @@ for (const { engine, skip } of engines) {
     let cleanup = async () => {}
     before(async () => {
       generated = 0
-      const opened = await openTestStore(engine)
+      const opened = await openTestDatabase(engine)
       cleanup = opened.cleanup
-      app = await buildTestApp({ LOGIN_RATE_LIMIT: 1_000_000 }, opened.store)
+      app = await buildTestApp({ LOGIN_RATE_LIMIT: 1_000_000 }, opened.database)
       documented = await responseChecker((await app.inject({ url: '/openapi.json' })).json())
       const seeded = await app.inject({ method: 'POST', url: '/users', headers: auth, payload: { username: 'seeded', password: 'a long enough passphrase', role: 'editor' } })
       assert.equal(seeded.statusCode, 201)

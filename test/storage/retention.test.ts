@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { loadConfig } from '../../src/config.js'
-import { DEFAULT_RETENTION, trimThrough } from '../../src/storage/retention.js'
+import { DEFAULT_RETENTION, trimLoginCounters, trimThrough } from '../../src/storage/retention.js'
+import { SqliteDatabase } from '../../src/storage/sqlite/store.js'
 
 const NOW = Date.parse('2026-06-01T12:00:00.000Z')
 /** A row committed `secondsAgo` before {@link NOW}. */
@@ -42,5 +43,63 @@ describe('the retention a history needs (README "History and restore")', () => {
     assert.equal(trimThrough([row(1, 367 * 86_400)], 1, NOW, DEFAULT_RETENTION), 1)
     const config = loadConfig({}, false)
     assert.deepEqual({ maxAgeSeconds: config.CHANGE_LOG_MAX_AGE, maxRows: config.CHANGE_LOG_MAX_ROWS }, DEFAULT_RETENTION)
+  })
+})
+
+describe('the trim of ended login counters', () => {
+  const WINDOW_MS = 60_000
+  const logger = { info: () => {}, warn: () => {} }
+
+  test('removes the counters whose window ended at once and then every window, until stopped', async (t) => {
+    const start = Date.parse('2026-06-01T12:00:00.000Z')
+    t.mock.timers.enable({ apis: ['setInterval', 'Date'], now: start })
+    const database = await SqliteDatabase.open(':memory:')
+    try {
+      const attempts = database.loginAttempts
+      await attempts.add(['ended'], start - 2 * WINDOW_MS, WINDOW_MS)
+      await attempts.add(['running'], start, WINDOW_MS)
+      // A count taken as of each counter's own window: 1 while its row is kept, 0 once removed.
+      const kept = async (key: string, at: number) => (await attempts.counts([key], at + 1, WINDOW_MS))[0]!.attempts
+      const stop = trimLoginCounters(attempts, WINDOW_MS, logger)
+      await new Promise((resolve) => setImmediate(resolve))
+      assert.equal(await kept('ended', start - 2 * WINDOW_MS), 0, 'an ended window is removed at once')
+      assert.equal(await kept('running', start), 1, 'a running window is kept')
+      t.mock.timers.tick(WINDOW_MS)
+      await new Promise((resolve) => setImmediate(resolve))
+      assert.equal(await kept('running', start), 0, 'removed a window later, with no login meanwhile')
+      stop()
+      await attempts.add(['later'], start, WINDOW_MS)
+      t.mock.timers.tick(2 * WINDOW_MS)
+      await new Promise((resolve) => setImmediate(resolve))
+      assert.equal(await kept('later', start), 1, 'nothing removed once stopped')
+    } finally {
+      t.mock.timers.reset()
+      await database.close()
+    }
+  })
+
+  test('a failure is logged and tried again at the next round', async (t) => {
+    t.mock.timers.enable({ apis: ['setInterval'] })
+    let calls = 0
+    const warnings: string[] = []
+    const stop = trimLoginCounters(
+      {
+        forgetBefore: async () => {
+          calls++
+          throw new Error('database down')
+        }
+      },
+      WINDOW_MS,
+      { info: () => {}, warn: (_fields, message) => void warnings.push(message) }
+    )
+    try {
+      await new Promise((resolve) => setImmediate(resolve))
+      t.mock.timers.tick(WINDOW_MS)
+      await new Promise((resolve) => setImmediate(resolve))
+      assert.equal(calls, 2)
+      assert.deepEqual(warnings, Array(2).fill('removing ended login counters failed; tried again at the next round'))
+    } finally {
+      stop()
+    }
   })
 })

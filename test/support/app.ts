@@ -3,8 +3,8 @@ import { createSigner } from 'fast-jwt'
 import type { FastifyInstance } from 'fastify'
 import { buildApp, type AppConfig } from '../../src/app.js'
 import { loadConfig } from '../../src/config.js'
-import type { BookStore } from '../../src/storage/contracts/book-store.js'
-import { SqliteBookStore } from '../../src/storage/sqlite/store.js'
+import type { Database } from '../../src/storage/contracts/database.js'
+import { SqliteDatabase } from '../../src/storage/sqlite/store.js'
 
 /** The signing secret of every test app and test server. */
 export const TEST_SECRET = 'test-secret-0123456789-abcdefghijklmnopqrstuvwxyz'
@@ -22,14 +22,14 @@ export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
 }
 
 /**
- * Builds the app in-process on `store` (default: a fresh in-memory SQLite store). Close it with
- * `app.close()`, which also closes the store.
+ * Builds the app in-process on `database` (default: a fresh in-memory SQLite database). Close it
+ * with `app.close()`, which also closes the database.
  */
 export async function buildTestApp(
   overrides: Partial<AppConfig> = {},
-  store?: BookStore
+  database?: Database
 ): Promise<FastifyInstance> {
-  return buildApp({ config: testConfig(overrides), store: store ?? (await SqliteBookStore.open(':memory:')) })
+  return buildApp({ config: testConfig(overrides), database: database ?? (await SqliteDatabase.open(':memory:')) })
 }
 
 /**

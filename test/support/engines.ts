@@ -1,9 +1,9 @@
 import pg from 'pg'
 import { createScratchDatabase, type ScratchDatabase } from './scratch-database.js'
-import type { BookStore } from '../../src/storage/contracts/book-store.js'
+import type { Database } from '../../src/storage/contracts/database.js'
 import type { Engine } from '../../src/storage/contracts/engine.js'
-import { PostgresBookStore } from '../../src/storage/postgres/store.js'
-import { SqliteBookStore } from '../../src/storage/sqlite/store.js'
+import { PostgresDatabase } from '../../src/storage/postgres/store.js'
+import { SqliteDatabase } from '../../src/storage/sqlite/store.js'
 
 /** The PostgreSQL server the tests use (`TEST_POSTGRES_URL` overrides); each run makes its own database in it. */
 export const POSTGRES_ADMIN_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
@@ -47,12 +47,12 @@ export async function createPostgresDatabase(): Promise<TestDatabase> {
 }
 
 /**
- * Opens an empty store of `engine`: in-memory SQLite, or a PostgreSQL database of its own.
- * `cleanup()` drops that database (call it after the store is closed).
+ * Opens an empty database of `engine`: in-memory SQLite, or a PostgreSQL database of its own.
+ * `cleanup()` drops that PostgreSQL database (call it after the database is closed).
  */
-export async function openTestStore(engine: Engine): Promise<{ store: BookStore; cleanup: () => Promise<void> }> {
-  if (engine === 'sqlite') return { store: await SqliteBookStore.open(':memory:'), cleanup: async () => {} }
-  const database = await createPostgresDatabase()
-  const store = await PostgresBookStore.open(database.url, { poolSize: 5, startupTimeoutMs: 0 })
-  return { store, cleanup: () => database.drop() }
+export async function openTestDatabase(engine: Engine): Promise<{ database: Database; cleanup: () => Promise<void> }> {
+  if (engine === 'sqlite') return { database: await SqliteDatabase.open(':memory:'), cleanup: async () => {} }
+  const scratch = await createPostgresDatabase()
+  const database = await PostgresDatabase.open(scratch.url, { poolSize: 5, startupTimeoutMs: 0 })
+  return { database, cleanup: () => scratch.drop() }
 }

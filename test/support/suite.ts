@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify'
 import type { AppConfig } from '../../src/app.js'
 import type { Engine } from '../../src/storage/contracts/engine.js'
 import { buildTestApp } from './app.js'
-import { createPostgresDatabase, engines, openTestStore, type TestDatabase } from './engines.js'
+import { createPostgresDatabase, engines, openTestDatabase, type TestDatabase } from './engines.js'
 import { removeDirectory, startServer, temporaryDirectory, type RunningServer } from './server.js'
 
 /** What a suite run by {@link describeEachEngine} gets. */
@@ -13,7 +13,7 @@ export interface EngineSuite {
   engine: Engine
   /** The suite's app (built before the first test, shared by the suite's tests). */
   app(): FastifyInstance
-  /** Runs `body` with an app of its own on an empty store of this engine, then closes both. */
+  /** Runs `body` with an app of its own on an empty database of this engine, then closes both. */
   withFreshApp<T>(body: (app: FastifyInstance) => Promise<T>, overrides?: Partial<AppConfig>): Promise<T>
 }
 
@@ -33,9 +33,9 @@ export function describeEachEngine(name: string, body: (suite: EngineSuite) => v
       let app: FastifyInstance | undefined
       let cleanup = async () => {}
       before(async () => {
-        const opened = await openTestStore(engine)
+        const opened = await openTestDatabase(engine)
         cleanup = opened.cleanup
-        app = await buildTestApp(overrides, opened.store)
+        app = await buildTestApp(overrides, opened.database)
       })
       after(async () => {
         await app?.close()
@@ -45,8 +45,8 @@ export function describeEachEngine(name: string, body: (suite: EngineSuite) => v
         engine,
         app: () => app!,
         withFreshApp: async (run, freshOverrides = {}) => {
-          const opened = await openTestStore(engine)
-          const fresh = await buildTestApp({ ...overrides, ...freshOverrides }, opened.store)
+          const opened = await openTestDatabase(engine)
+          const fresh = await buildTestApp({ ...overrides, ...freshOverrides }, opened.database)
           try {
             return await run(fresh)
           } finally {

@@ -22,7 +22,7 @@ export async function serve(): Promise<void> {
     return runPrimary(config, workers)
   }
   // Loaded only here: a cluster primary serves nothing and stays small without them.
-  const [{ buildApp }, { openStore }] = await Promise.all([import('../../app.js'), import('../../storage/open.js')])
+  const [{ buildApp }, { openDatabase }] = await Promise.all([import('../../app.js'), import('../../storage/open.js')])
   const secret = secretOrExit(config)
   const password = passwordOrExit(config)
 
@@ -33,10 +33,10 @@ export async function serve(): Promise<void> {
   let writeHealth = (failure: Error | undefined): void => {
     process.stderr.write(`book-service: ${failure ? `writes failing: ${failure.message}` : 'writes work again'}\n`)
   }
-  const store = await openOrExit('cannot open the storage at DATABASE_URL', () =>
-    openStore(config, reportRetry, (error) => connectionLost(error), (failure) => writeHealth(failure))
+  const database = await openOrExit('cannot open the storage at DATABASE_URL', () =>
+    openDatabase(config, reportRetry, (error) => connectionLost(error), (failure) => writeHealth(failure))
   )
-  const app = await buildApp({ config: { ...config, SECRET_TOKEN: secret, AUTH_PASSWORD: password }, store })
+  const app = await buildApp({ config: { ...config, SECRET_TOKEN: secret, AUTH_PASSWORD: password }, database })
   connectionLost = (error) => app.log.warn({ err: error }, 'database connection lost; reconnecting on the next query')
   // One line when writes start failing (not ready until one succeeds) and one when they work again.
   writeHealth = (failure) =>

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
-import { StorageUnavailableError, type BookStore } from '../../storage/contracts/book-store.js'
+import { StorageUnavailableError } from '../../storage/contracts/book-store.js'
+import type { Database } from '../../storage/contracts/database.js'
 import { errorEnvelope } from '../envelope.js'
 import { Messages, defaultMessageFor } from '../messages.js'
 import { HttpError } from './http-error.js'
@@ -31,12 +32,12 @@ export function errorHandler(error: FastifyError | HttpError | Error, request: F
 }
 
 /**
- * {@link errorHandler} after asking `store` whether the error means the storage cannot serve
- * (`BookStore.unavailableFor`: a damaged SQLite file answers 503, not 500).
+ * {@link errorHandler} after asking `database` whether the error means the storage cannot serve
+ * (`Database.unavailableFor`: a damaged SQLite file answers 503, not 500).
  */
-export function errorHandlerWith(store: Pick<BookStore, 'unavailableFor'>) {
+export function errorHandlerWith(database: Pick<Database, 'unavailableFor'>) {
   return (error: FastifyError | HttpError | Error, request: FastifyRequest, reply: FastifyReply) =>
-    errorHandler(store.unavailableFor?.(error) ?? error, request, reply)
+    errorHandler(database.unavailableFor?.(error) ?? error, request, reply)
 }
 
 /** Answers unknown paths with 404 `Route not found`. */

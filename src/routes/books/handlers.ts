@@ -21,16 +21,16 @@ type UpdateBookRequest = FastifyRequest<{ Params: Params; Body: BookPatch }>
 type DeleteBookRequest = FastifyRequest<{ Params: Params }>
 
 /**
- * The handlers of the five book operations (docs/contract.md "Operations") on `store`, one named
+ * The handlers of the five book operations (docs/contract.md "Operations") on `books`, one named
  * function each. Authentication ran before them (`onRequest`); bodies were validated by Fastify but
  * the result only attached, so each handler reports it where the contract's order puts it.
  */
-export function bookHandlers(store: BookStore) {
+export function bookHandlers(books: BookStore) {
   // Without paging parameters, the whole list: made by sharedList (the same bytes as the schema's
   // serialization), streamed when long, one read of the store shared by requests arriving together,
   // kept while no book changes (when the store can tell).
-  const wholeList = sharedList(() => store.list(), () => store.changeMark())
-  const createOnce = idempotentCreate(store)
+  const wholeList = sharedList(() => books.list(), () => books.changeMark())
+  const createOnce = idempotentCreate(books)
 
   return {
     /**
@@ -43,7 +43,7 @@ export function bookHandlers(store: BookStore) {
       const { title, author, year } = request.body
       const key = request.headers['idempotency-key']
       const { status, book, replayed } =
-        key === undefined ? { status: 201, book: await store.create({ title, author, year }, changeContextOf(request)), replayed: false } : await createOnce(request, key, { title, author, year })
+        key === undefined ? { status: 201, book: await books.create({ title, author, year }, changeContextOf(request)), replayed: false } : await createOnce(request, key, { title, author, year })
       if (replayed) reply.header(REPLAYED_HEADER, 'true')
       return reply.code(status).send(envelopeOf(status, Messages.created, book))
     },
@@ -56,13 +56,13 @@ export function bookHandlers(store: BookStore) {
     async listBooks(request: ListBooksRequest, reply: FastifyReply) {
       const listing = parseListParameters(request.query)
       if (listing?.limit !== undefined) {
-        const page = await readListPage(store, listing)
+        const page = await readListPage(books, listing)
         if (page.next !== undefined) reply.header('link', `<${page.next}>; rel="next"`)
         if (page.total !== undefined) reply.header('x-total-count', String(page.total))
         return envelopeOf(200, Messages.listed, page.books)
       }
-      if (listing?.count) reply.header('x-total-count', String(await store.count(listing.query)))
-      const body = await (listing ? listBody(store.list(listing.query)) : wholeList())
+      if (listing?.count) reply.header('x-total-count', String(await books.count(listing.query)))
+      const body = await (listing ? listBody(books.list(listing.query)) : wholeList())
       // Bytes or a stream of the serialized envelope: sent as is, not serialized again.
       return reply.type(JSON_CONTENT_TYPE).send(body as never)
     },
@@ -70,7 +70,7 @@ export function bookHandlers(store: BookStore) {
     /** GET /book/{id}: 404, 304 when `If-None-Match` names the current `ETag`, else 200 with the book. */
     async getBook(request: GetBookRequest, reply: FastifyReply) {
       const id = parseBookId(request.params.id)
-      const book = id === undefined ? undefined : await store.get(id)
+      const book = id === undefined ? undefined : await books.get(id)
       if (!book) throw bookNotFound()
       const etag = bookETag(book)
       reply.header('etag', etag)
@@ -83,19 +83,19 @@ export function bookHandlers(store: BookStore) {
 
     /** PUT /book/{id}: 404, 412, 400 (in that order, {@link loadForWrite}), else 200 with the book as stored now. */
     async updateBook(request: UpdateBookRequest, reply: FastifyReply) {
-      const target = await loadForWrite(store, request, true)
+      const target = await loadForWrite(books, request, true)
       const { title, author, year } = request.body
       const patch = { title, author, year }
       // With a tag, the version check and the write are one atomic statement.
-      const { book } = written(await store.update(target.id, patch, changeContextOf(request), target.version))
+      const { book } = written(await books.update(target.id, patch, changeContextOf(request), target.version))
       reply.header('etag', bookETag(book))
       return envelopeOf(200, Messages.updated, book)
     },
 
     /** DELETE /book/{id}: 404, 412 (in that order, {@link loadForWrite}), else 200 `Book deleted successfully`. */
     async deleteBook(request: DeleteBookRequest) {
-      const target = await loadForWrite(store, request, false)
-      written(await store.delete(target.id, changeContextOf(request), target.version))
+      const target = await loadForWrite(books, request, false)
+      written(await books.delete(target.id, changeContextOf(request), target.version))
       return envelopeOf(200, Messages.deleted, null)
     }
   }

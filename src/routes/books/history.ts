@@ -117,10 +117,10 @@ type HistoryRequest = FastifyRequest<{ Params: Static<typeof BookParams>; Querys
 type RestoreRequest = FastifyRequest<{ Params: Static<typeof BookParams>; Body: RestoreBody }>
 
 /**
- * The handlers of `GET /book/{id}/history` and `POST /book/{id}/restore` on `store`
+ * The handlers of `GET /book/{id}/history` and `POST /book/{id}/restore` on `books`
  * (docs/contract.md "History and restore"). Authentication and the role ran before them.
  */
-export function historyHandlers(store: BookStore) {
+export function historyHandlers(books: BookStore) {
   return {
     /**
      * GET /book/{id}/history: 400 for a bad `limit` or `after`, 404 when the id has no history,
@@ -138,7 +138,7 @@ export function historyHandlers(store: BookStore) {
       const id = parseBookId(request.params.id)
       if (id === undefined) throw bookNotFound()
       if (size !== undefined) {
-        const page = await store.history(id, before, size)
+        const page = await books.history(id, before, size)
         if (!page) throw bookNotFound()
         if (page.next !== undefined) {
           const next = new URLSearchParams({ limit: String(size), after: encodeHistoryCursor(page.next) })
@@ -149,7 +149,7 @@ export function historyHandlers(store: BookStore) {
       // Without `limit`, every entry, read a page at a time.
       const entries: HistoryEntry[] = []
       for (let start = before; ; ) {
-        const page = await store.history(id, start, LIST_PAGE_SIZE)
+        const page = await books.history(id, start, LIST_PAGE_SIZE)
         if (!page) throw bookNotFound()
         entries.push(...page.entries)
         if (page.next === undefined) break
@@ -165,7 +165,7 @@ export function historyHandlers(store: BookStore) {
      */
     async restoreBook(request: RestoreRequest, reply: FastifyReply) {
       const id = parseBookId(request.params.id)
-      if (id === undefined || !(await store.hasHistory(id))) throw bookNotFound()
+      if (id === undefined || !(await books.hasHistory(id))) throw bookNotFound()
       assertValidBody(request)
       const { version } = request.body
       if (version > MAX_VERSION) throw versionNotFound()
@@ -174,10 +174,10 @@ export function historyHandlers(store: BookStore) {
       const header = request.headers['if-match']
       let expectedVersion: number | undefined
       if (header !== undefined && String(header).trim() !== '*') {
-        const current = await store.get(id)
+        const current = await books.get(id)
         if (current) expectedVersion = ifMatchHolds(String(header), bookETag(current)) ? current.version : -1
       }
-      const result = await store.restore(id, version, expectedVersion, changeContextOf(request))
+      const result = await books.restore(id, version, expectedVersion, changeContextOf(request))
       switch (result.outcome) {
         case 'noHistory':
           throw bookNotFound()

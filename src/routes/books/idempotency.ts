@@ -48,11 +48,11 @@ export const replayedHeaderDocument = {
 }
 
 /**
- * `POST /book` with an `Idempotency-Key` (docs/contract.md "Hardening") on `store`. The stored
+ * `POST /book` with an `Idempotency-Key` (docs/contract.md "Hardening") on `books`. The stored
  * answers are the truth across processes and instances (`BookStore.createIdempotent`); the keys
  * in flight in this process are answered 409 here without a trip to the storage.
  */
-export function idempotentCreate(store: BookStore) {
+export function idempotentCreate(books: BookStore) {
   const inFlight = new Set<string>()
 
   /**
@@ -68,7 +68,7 @@ export function idempotentCreate(store: BookStore) {
     if (inFlight.has(scope)) throw new HttpError(409, Messages.requestInProgress)
     inFlight.add(scope)
     try {
-      const answer = await store.createIdempotent(input, claim, changeContextOf(request))
+      const answer = await books.createIdempotent(input, claim, changeContextOf(request))
       if (answer.outcome === 'inProgress') throw new HttpError(409, Messages.requestInProgress)
       if (answer.outcome === 'reused') throw new HttpError(422, Messages.idempotencyKeyReused)
       if (answer.outcome === 'replayed') request.log.info({ idempotencyKey: key, bookId: answer.book.id }, 'idempotent retry answered with its first answer')
@@ -99,10 +99,10 @@ function claimOf(subject: string, key: string, input: BookInput, nowMs: number):
  * Runs the hourly trim of expired `Idempotency-Key` answers (storage/retention.ts) while `app`
  * runs: from when it is ready until it closes.
  */
-export function trimExpiredKeys(app: FastifyInstance, store: BookStore, log: FastifyBaseLogger): void {
+export function trimExpiredKeys(app: FastifyInstance, books: BookStore, log: FastifyBaseLogger): void {
   let stop: (() => void) | undefined
   app.addHook('onReady', async () => {
-    stop = trimIdempotencyKeysHourly(store, log)
+    stop = trimIdempotencyKeysHourly(books, log)
   })
   app.addHook('preClose', async () => stop?.())
 }

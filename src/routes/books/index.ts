@@ -11,7 +11,7 @@ import { bookRouteSchemas, createdBookLinks } from './schemas.js'
 
 /** Options of the {@link booksRoutes} plugin. */
 export interface BooksOptions {
-  store: BookStore
+  books: BookStore
   /** The `onRequest` hook that authenticates; undefined when `AUTH_ENABLED=false`. */
   authenticate?: AuthHook
   /** What GET /books/changes needs: the change feed, the token lease, the buffer bound (./changes.ts). */
@@ -30,12 +30,12 @@ export interface BooksOptions {
  * body (400).
  */
 export async function booksRoutes(app: FastifyInstance, options: BooksOptions): Promise<void> {
-  const { store, authenticate } = options
+  const { books, authenticate } = options
   const api = app.withTypeProvider<TypeBoxTypeProvider>()
   if (authenticate) guardEveryRoute(api, authenticate)
   const schemas = bookRouteSchemas()
-  const handlers = bookHandlers(store)
-  trimExpiredKeys(app, store, app.log)
+  const handlers = bookHandlers(books)
+  trimExpiredKeys(app, books, app.log)
 
   api.post('/book', { attachValidation: true, links: { 201: createdBookLinks }, schema: schemas.create }, handlers.createBook)
   api.get('/books', { schema: schemas.list }, handlers.listBooks)
@@ -45,7 +45,7 @@ export async function booksRoutes(app: FastifyInstance, options: BooksOptions): 
   api.put('/book/:id', { attachValidation: true, schema: schemas.update }, handlers.updateBook)
   api.delete('/book/:id', { schema: schemas.delete }, handlers.deleteBook)
   // A book's history and its restore (./history.ts, README "History and restore").
-  const history = historyHandlers(store)
+  const history = historyHandlers(books)
   const historySchemas = historyRouteSchemas()
   api.get('/book/:id/history', { schema: historySchemas.history }, history.bookHistory)
   api.post('/book/:id/restore', { attachValidation: true, schema: historySchemas.restore }, history.restoreBook)

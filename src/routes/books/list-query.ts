@@ -148,18 +148,18 @@ export interface ListPage {
 }
 
 /**
- * Reads one page of books for `request` from `store` (docs/api.md "Large collections and concurrent edits"):
+ * Reads one page of books for `request` from `books` (docs/api.md "Large collections and concurrent edits"):
  * asks for `limit + 1` books so that the extra one tells whether a next page exists, without
  * counting. The next URL keeps the client's parameters and sets `after` to the last book's position.
  */
-export async function readListPage(store: BookStore, request: Listing): Promise<ListPage> {
+export async function readListPage(books: BookStore, request: Listing): Promise<ListPage> {
   const { query, limit, parameters } = request
-  const books: Book[] = []
-  for await (const book of store.list(limit === undefined ? query : { ...query, limit: limit + 1 })) books.push(book)
-  const page: ListPage = { books }
-  if (limit !== undefined && books.length > limit) {
-    books.length = limit
-    const last = books[limit - 1]!
+  const read: Book[] = []
+  for await (const book of books.list(limit === undefined ? query : { ...query, limit: limit + 1 })) read.push(book)
+  const page: ListPage = { books: read }
+  if (limit !== undefined && read.length > limit) {
+    read.length = limit
+    const last = read[limit - 1]!
     const sort = parameters.sort ?? 'id'
     const field = query.sort ?? 'id'
     const next = new URLSearchParams()
@@ -176,6 +176,6 @@ export async function readListPage(store: BookStore, request: Listing): Promise<
     next.set('after', after)
     page.next = `/books?${next.toString()}`
   }
-  if (request.count) page.total = await store.count(query)
+  if (request.count) page.total = await books.count(query)
   return page
 }

@@ -35,7 +35,7 @@ type WriteRequest = FastifyRequest<{ Params: { id: string } }>
  * @returns the id, and the version to write conditionally on when a tag was given.
  * @throws HttpError 404, 412 or 400 as above.
  */
-export async function loadForWrite(store: BookStore, request: WriteRequest, checkBody: boolean): Promise<WriteTarget> {
+export async function loadForWrite(books: BookStore, request: WriteRequest, checkBody: boolean): Promise<WriteTarget> {
   const id = parseBookId(request.params.id)
   if (id === undefined) throw bookNotFound()
   const header = request.headers['if-match']
@@ -43,7 +43,7 @@ export async function loadForWrite(store: BookStore, request: WriteRequest, chec
   const conditional = ifMatch !== undefined && ifMatch.trim() !== '*'
   let current: VersionedBook | undefined
   if (checkBody || conditional) {
-    current = await store.get(id)
+    current = await books.get(id)
     if (!current) throw bookNotFound()
     if (conditional && !ifMatchHolds(ifMatch, bookETag(current))) throw preconditionFailed()
   }

@@ -1,14 +1,12 @@
 import type { BookFilter, BookQuery } from '../../book/query.js'
 import type { Book, BookInput, BookPatch } from '../../book/schema.js'
-import type { LoginAttempts } from './login-attempts.js'
-import type { WebhookStore } from './webhook-store.js'
-import type { AccountStore } from './account-store.js'
-import type { ChangeContext, ChangeLog } from './change-log.js'
+import type { ChangeContext } from './change-log.js'
 import type { IdempotencyClaim, IdempotentCreate } from '../sql/idempotency.js'
 import type { HistoryPage, RestoreOutcome } from '../sql/book-history.js'
 
 /**
- * Where books live. Implemented by the SQLite store (embedded default) and the PostgreSQL store.
+ * Where books live: the book operations of a `Database` (./database.ts: `database.books`). Implemented by
+ * each engine's database (sqlite/store.ts, postgres/store.ts).
  *
  * Every write resolves only once the change is durable (committed and on disk), so a 2xx built on
  * it survives a crash (docs/contract.md "Everything else"). Methods reject with {@link
@@ -16,17 +14,6 @@ import type { HistoryPage, RestoreOutcome } from '../sql/book-history.js'
  * failure. Every write takes the {@link ChangeContext} its change-log rows record (who, which request).
  */
 export interface BookStore {
-  /** The accounts kept in the same database. */
-  readonly accounts: AccountStore
-  /**
-   * The change log of the same database (src/storage/contracts/change-log.ts, docs/change-feed.md "Change log"): a row
-   * per committed create, update and delete, by any process or instance on the database.
-   */
-  readonly changes: ChangeLog
-  /** The login limits' counters, in the same database (shared by every process on it). */
-  readonly loginAttempts: LoginAttempts
-  /** The webhook endpoints, their deliveries and the dispatcher's lease, in the same database (docs/webhooks.md). */
-  readonly webhooks: WebhookStore
   /** Stores a new book and returns it with its newly assigned id (ascending, never reused). */
   create(input: BookInput, context: ChangeContext): Promise<Book>
   /**
@@ -97,16 +84,6 @@ export interface BookStore {
    * (PostgreSQL: other instances write too); then nothing read from it may be reused.
    */
   changeMark(): string | undefined
-  /** Resolves when the storage answers a trivial query (readiness); rejects otherwise. */
-  ping(): Promise<void>
-  /**
-   * The storage's word on an error a request met (the error handler asks): a
-   * {@link StorageUnavailableError} (503) when it means the storage cannot serve at all (SQLite:
-   * a damaged database file, which also makes {@link ping} fail from then on), else undefined.
-   */
-  unavailableFor?(error: unknown): StorageUnavailableError | undefined
-  /** Finishes pending writes and releases the storage (files, connections). */
-  close(): Promise<void>
 }
 
 /**

@@ -11,7 +11,7 @@ export const types = {
     oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser
 }
 
-/** Options of {@link openPool} (and `PostgresBookStore.open`). */
+/** Options of {@link openPool} (and `PostgresDatabase.open`). */
 export interface PostgresOptions {
   /** Most connections the pool opens. */
   poolSize: number

@@ -3,6 +3,7 @@ import type { Book, BookInput, BookPatch } from '../../book/schema.js'
 import type { BookFilter, BookQuery } from '../../book/query.js'
 import type { AccountStore } from '../contracts/account-store.js'
 import type { BookStore, BookWriteOutcome, VersionedBook } from '../contracts/book-store.js'
+import type { Database } from '../contracts/database.js'
 import type { ChangeContext } from '../contracts/change-log.js'
 import { contextObject } from '../sql/change-log.js'
 import { patchValues } from '../sql/books.js'
@@ -34,14 +35,19 @@ interface NumberingOptions {
 }
 
 /**
- * The PostgreSQL {@link BookStore} (node-postgres pool, parameterised named statements:
+ * The PostgreSQL {@link Database} (node-postgres pool, parameterised named statements:
  * statements.ts). Ids come from a `BIGINT GENERATED ALWAYS AS IDENTITY` column, so they ascend
  * and are never reused. Each write is one statement, so it is atomic and durable once PostgreSQL
  * commits it; creates are gathered into group inserts (group-insert.ts); a partial update is a
  * single `UPDATE … SET col = COALESCE($n, col)`, so concurrent updates of different fields all
  * survive, and an update racing a delete never resurrects the row.
  */
-export class PostgresBookStore implements BookStore {
+export class PostgresDatabase implements Database, BookStore {
+  /**
+   * The book operations are this object's own: they share its pool, its change numbering and the
+   * last write refusal with {@link ping}.
+   */
+  readonly books: BookStore = this
   readonly accounts: AccountStore
   readonly changes: PostgresChangeLog
   readonly loginAttempts: LoginAttempts
@@ -49,7 +55,7 @@ export class PostgresBookStore implements BookStore {
   private closed: Promise<void> | undefined
   private readonly query
   private readonly inserts
-  private readonly retention: NodeJS.Timeout
+  private readonly trimTimer: NodeJS.Timeout
   private readonly idempotent
   private readonly numbering: ChangeNumbering
   /** The last write refusal (read-only, disk full), until a probe write succeeds: not ready meanwhile. */
@@ -74,7 +80,7 @@ export class PostgresBookStore implements BookStore {
     this.accounts = postgresAccountStore(pool, queryTimeoutMs)
     this.changes = new PostgresChangeLog(url, this.query)
     const retention = options.retention ?? DEFAULT_RETENTION
-    this.retention = setInterval(() => void this.trim(retention), options.trimIntervalMs ?? TRIM_INTERVAL_MS).unref()
+    this.trimTimer = setInterval(() => void this.trim(retention), options.trimIntervalMs ?? TRIM_INTERVAL_MS).unref()
     this.loginAttempts = new PostgresLoginAttempts(pool, queryTimeoutMs)
     this.webhooks = postgresWebhookStore(pool, queryTimeoutMs)
   }
@@ -90,8 +96,8 @@ export class PostgresBookStore implements BookStore {
   static async open(
     url: string,
     options: PostgresOptions & ChangeLogOptions & NumberingOptions & { onWriteHealth?: (failure: Error | undefined) => void }
-  ): Promise<PostgresBookStore> {
-    return new PostgresBookStore(await openPool(url, options), url, options, options.onWriteHealth ?? (() => {}))
+  ): Promise<PostgresDatabase> {
+    return new PostgresDatabase(await openPool(url, options), url, options, options.onWriteHealth ?? (() => {}))
   }
 
   /** Stored by the next group insert (group-insert.ts), with the other creates of this event-loop turn. */
@@ -230,7 +236,7 @@ export class PostgresBookStore implements BookStore {
    * more than once (node-postgres throws on a second `end()`).
    */
   async close(): Promise<void> {
-    clearInterval(this.retention)
+    clearInterval(this.trimTimer)
     this.changes.stop()
     await this.numbering.stop()
     this.closed ??= this.pool.end()

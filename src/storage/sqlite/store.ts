@@ -1,8 +1,9 @@
-import type Database from 'better-sqlite3'
+import type Sqlite from 'better-sqlite3'
 import type { Book, BookInput, BookPatch } from '../../book/schema.js'
 import type { BookFilter, BookQuery } from '../../book/query.js'
 import type { AccountStore } from '../contracts/account-store.js'
 import { StorageUnavailableError, type BookStore, type BookWriteOutcome, type VersionedBook } from '../contracts/book-store.js'
+import type { Database } from '../contracts/database.js'
 import type { LoginAttempts } from '../contracts/login-attempts.js'
 import { insertValues, patchValues } from '../sql/books.js'
 import type { IdempotencyClaim, IdempotentCreate } from '../sql/idempotency.js'
@@ -28,14 +29,14 @@ import { WriteQueue, type WriteHealthListener } from './write-queue.js'
 /** The change log's statements on SQLite. */
 const CHANGE_LOG_SQL = changeLogStatements('sqlite')
 
-/** Most books kept in the read cache of {@link SqliteBookStore.get}. */
+/** Most books kept in the read cache of {@link SqliteDatabase.get}. */
 const CACHED_BOOKS = 10_000
 
 /** Longest wait for the readiness probe's write, in ms: past it the store is reported not ready. */
 const PROBE_TIMEOUT_MS = 2000
 
-/** Options of {@link SqliteBookStore.open}. */
-export interface SqliteStoreOptions extends ChangeLogOptions {
+/** Options of {@link SqliteDatabase.open}. */
+export interface SqliteDatabaseOptions extends ChangeLogOptions {
   /**
    * Told when writes start failing (the error: a full or failing disk, a read-only file system,
    * the database file removed) and when they succeed again (undefined): one log line each.
@@ -44,7 +45,7 @@ export interface SqliteStoreOptions extends ChangeLogOptions {
 }
 
 /**
- * The embedded SQLite {@link BookStore} (better-sqlite3): WAL journal with `synchronous=FULL`
+ * The embedded SQLite {@link Database} (better-sqlite3): WAL journal with `synchronous=FULL`
  * (connection.ts), `AUTOINCREMENT` ids, prepared statements (statements.ts).
  *
  * Reads run on the main thread's connection. Writes go through the group commit of
@@ -61,7 +62,12 @@ export interface SqliteStoreOptions extends ChangeLogOptions {
  * store drops its book from the cache once committed rather than putting its result there: a
  * process that commits after it may already have changed the book again.
  */
-export class SqliteBookStore implements BookStore {
+export class SqliteDatabase implements Database, BookStore {
+  /**
+   * The book operations are this object's own: they share its read cache, its write queue and
+   * whether the file was found damaged with {@link ping} and {@link unavailableFor}.
+   */
+  readonly books: BookStore = this
   readonly accounts: AccountStore
   readonly changes: SqliteChangeLog
   readonly loginAttempts: LoginAttempts
@@ -82,10 +88,10 @@ export class SqliteBookStore implements BookStore {
   private damage: StorageUnavailableError | undefined
 
   private constructor(
-    private readonly db: Database.Database,
+    private readonly db: Sqlite.Database,
     private readonly writes: WriteQueue,
     private readonly files: ReturnType<typeof watchFileIdentity> | undefined,
-    private readonly attemptsDb: Database.Database,
+    private readonly attemptsDb: Sqlite.Database,
     private readonly path: string,
     private readonly onWriteHealth: WriteHealthListener | undefined
   ) {
@@ -109,9 +115,9 @@ export class SqliteBookStore implements BookStore {
    * @param options the change log's retention (docs/change-feed.md "Change log"), and who is told of write failures.
    * @throws when the file cannot be created or opened, or a migration fails.
    */
-  static async open(path: string, options: SqliteStoreOptions = {}): Promise<SqliteBookStore> {
+  static async open(path: string, options: SqliteDatabaseOptions = {}): Promise<SqliteDatabase> {
     const db = await openMigrated(path)
-    let attemptsDb: Database.Database | undefined
+    let attemptsDb: Sqlite.Database | undefined
     try {
       const writer = { path, retention: options.retention ?? DEFAULT_RETENTION, trimIntervalMs: options.trimIntervalMs ?? TRIM_INTERVAL_MS }
       const files = path === ':memory:' ? undefined : watchFileIdentity(path)
@@ -119,7 +125,7 @@ export class SqliteBookStore implements BookStore {
       // (sqlite/login-attempts.ts); an in-memory database has only the one connection.
       attemptsDb = path === ':memory:' ? db : openConnection(path)
       if (attemptsDb !== db) attemptsDb.pragma('synchronous = NORMAL')
-      return new SqliteBookStore(db, new WriteQueue(writer, db, options.onWriteHealth), files, attemptsDb, path, options.onWriteHealth)
+      return new SqliteDatabase(db, new WriteQueue(writer, db, options.onWriteHealth), files, attemptsDb, path, options.onWriteHealth)
     } catch (error) {
       if (attemptsDb !== db) attemptsDb?.close()
       db.close()

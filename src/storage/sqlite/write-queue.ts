@@ -74,8 +74,8 @@ export class WriteQueue {
   private removed: Error | undefined
   private readonly commit: ((batch: WriteOp[]) => WriteOutcome[]) | undefined
   private readonly writer: Worker | undefined
-  /** The retention timer of an in-memory database. */
-  private readonly retention: NodeJS.Timeout | undefined
+  /** The timer of the change log's trim, for an in-memory database (a file's is on the writer thread). */
+  private readonly trimTimer: NodeJS.Timeout | undefined
 
   /**
    * @param options.path the database file, whose writer thread is started; `:memory:` commits on
@@ -91,7 +91,7 @@ export class WriteQueue {
     if (options.path === ':memory:') {
       this.commit = groupCommit(db)
       const trim = changeLogTrimmer(db, options.retention)
-      this.retention = setInterval(() => {
+      this.trimTimer = setInterval(() => {
         while (trim());
       }, options.trimIntervalMs).unref()
       return
@@ -148,7 +148,7 @@ export class WriteQueue {
 
   /** Finishes every queued and in-flight write, then stops the writer thread (closing its connection). */
   async close(): Promise<void> {
-    clearInterval(this.retention)
+    clearInterval(this.trimTimer)
     if (!this.writer) return this.flush()
     while (!this.broken && (this.inFlight || this.queue.length > 0)) {
       await new Promise<void>((resolve) => this.idleWaiters.push(resolve))

@@ -3,7 +3,8 @@ import { Writable } from 'node:stream'
 import { describe, test } from 'node:test'
 import { buildApp } from '../../../src/app.js'
 import { StorageUnavailableError, type BookStore } from '../../../src/storage/contracts/book-store.js'
-import { SqliteBookStore } from '../../../src/storage/sqlite/store.js'
+import type { Database } from '../../../src/storage/contracts/database.js'
+import { SqliteDatabase } from '../../../src/storage/sqlite/store.js'
 import { authHeaders, testConfig } from '../../support/app.js'
 import { describeEachEngine } from '../../support/suite.js'
 
@@ -65,14 +66,15 @@ describeEachEngine('framework-made responses use the envelope', ({ app }) => {
   })
 })
 
-/** A working in-memory store with some methods replaced. */
-async function storeWith(overrides: Partial<BookStore>): Promise<BookStore> {
-  const store = await SqliteBookStore.open(':memory:')
-  return Object.assign(Object.create(store) as BookStore, overrides)
+/** A working in-memory database with some of its book operations (and `ping`) replaced. */
+async function databaseWith(overrides: Partial<BookStore> & Partial<Pick<Database, 'ping'>>): Promise<Database> {
+  const database = await SqliteDatabase.open(':memory:')
+  const books = Object.assign(Object.create(database) as BookStore, overrides)
+  return Object.assign(Object.create(database) as Database, overrides, { books })
 }
 
-/** Builds an app on `store` whose log lines are collected in `lines`. */
-async function appWithLog(store: BookStore) {
+/** Builds an app on `database` whose log lines are collected in `lines`. */
+async function appWithLog(database: Database) {
   const lines: Array<Record<string, unknown>> = []
   const stream = new Writable({
     write(chunk, _encoding, done) {
@@ -80,14 +82,14 @@ async function appWithLog(store: BookStore) {
       done()
     }
   })
-  const app = await buildApp({ config: testConfig(), store, logger: { level: 'info', stream } })
+  const app = await buildApp({ config: testConfig(), database, logger: { level: 'info', stream } })
   return { app, lines }
 }
 
 describe('failures of the storage layer', () => {
   test('an unexpected error: 500 Internal server error, no stack or SQL to the client, the stack in the log with the request id', async () => {
     const failure = new Error('SQLITE_ERROR: near "SELEC": syntax error in SELEC * FROM books')
-    const { app, lines } = await appWithLog(await storeWith({ get: async () => Promise.reject(failure) }))
+    const { app, lines } = await appWithLog(await databaseWith({ get: async () => Promise.reject(failure) }))
     try {
       const response = await app.inject({ url: '/book/1', headers: auth })
       assert.equal(response.statusCode, 500)
@@ -105,7 +107,7 @@ describe('failures of the storage layer', () => {
   test('storage unreachable: 503 Service unavailable on the book routes and /readyz; /healthz stays 200', async () => {
     const down = async () => Promise.reject(new StorageUnavailableError('database down'))
     const { app } = await appWithLog(
-      await storeWith({ get: down, create: down, update: down, delete: down, ping: down, list: () => ({ [Symbol.asyncIterator]: () => ({ next: down }) }) })
+      await databaseWith({ get: down, create: down, update: down, delete: down, ping: down, list: () => ({ [Symbol.asyncIterator]: () => ({ next: down }) }) })
     )
     try {
       const requests = [
@@ -127,7 +129,7 @@ describe('failures of the storage layer', () => {
 
   test('responses carry exactly id, title, author, year even if the store returns more', async () => {
     const { app } = await appWithLog(
-      await storeWith({ get: async (id) => ({ id, title: 't', author: 'a', year: 1, password: 'x' }) as never })
+      await databaseWith({ get: async (id) => ({ id, title: 't', author: 'a', year: 1, password: 'x' }) as never })
     )
     try {
       const response = await app.inject({ url: '/book/7', headers: auth })
@@ -140,7 +142,7 @@ describe('failures of the storage layer', () => {
 
 describe('request log', () => {
   test('one line per request with method, path, status, duration and request id; never the Authorization header', async () => {
-    const { app, lines } = await appWithLog(await SqliteBookStore.open(':memory:'))
+    const { app, lines } = await appWithLog(await SqliteDatabase.open(':memory:'))
     try {
       const token = auth.authorization!.slice('Bearer '.length)
       const response = await app.inject({ method: 'POST', url: '/book', headers: auth, payload: { title: 't', author: 'a', year: 1 } })

@@ -1,27 +1,27 @@
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { after, describe, test } from 'node:test'
-import Database from 'better-sqlite3'
+import Sqlite from 'better-sqlite3'
 import pg from 'pg'
 import type { FastifyInstance } from 'fastify'
-import type { BookStore } from '../../../src/storage/contracts/book-store.js'
+import type { Database } from '../../../src/storage/contracts/database.js'
 import type { BookChange } from '../../../src/storage/contracts/change-log.js'
-import { PostgresBookStore } from '../../../src/storage/postgres/store.js'
-import { SqliteBookStore } from '../../../src/storage/sqlite/store.js'
+import { PostgresDatabase } from '../../../src/storage/postgres/store.js'
+import { SqliteDatabase } from '../../../src/storage/sqlite/store.js'
 import { authHeaders, buildTestApp, signToken } from '../../support/app.js'
 import { createPostgresDatabase, engines } from '../../support/engines.js'
 import { removeDirectory, temporaryDirectory } from '../../support/server.js'
 
-/** A store of `engine` on a database of its own, and a SQL session of another program on the same database. */
-async function storeAndSession(engine: 'sqlite' | 'postgres') {
+/** A database of `engine` of its own, opened, and a SQL session of another program on the same database. */
+async function databaseAndSession(engine: 'sqlite' | 'postgres') {
   if (engine === 'sqlite') {
     const directory = temporaryDirectory()
     const path = join(directory, 'books.db')
-    const store = await SqliteBookStore.open(path)
-    const session = new Database(path)
+    const database = await SqliteDatabase.open(path)
+    const session = new Sqlite(path)
     session.pragma('busy_timeout = 5000')
     return {
-      store: store as BookStore,
+      database: database as Database,
       sql: async (text: string, values: unknown[] = []) => void session.prepare(text).run(...values),
       cleanup: async () => {
         session.close()
@@ -30,11 +30,11 @@ async function storeAndSession(engine: 'sqlite' | 'postgres') {
     }
   }
   const scratch = await createPostgresDatabase()
-  const store = await PostgresBookStore.open(scratch.url, { poolSize: 4, startupTimeoutMs: 0 })
+  const database = await PostgresDatabase.open(scratch.url, { poolSize: 4, startupTimeoutMs: 0 })
   const session = new pg.Client({ connectionString: scratch.url })
   await session.connect()
   return {
-    store: store as BookStore,
+    database: database as Database,
     sql: async (text: string, values: unknown[] = []) => void (await session.query(text.replace(/\?/g, (_, at: number) => `$${text.slice(0, at).split('?').length}`), values)),
     cleanup: async () => {
       await session.end()
@@ -44,9 +44,9 @@ async function storeAndSession(engine: 'sqlite' | 'postgres') {
 }
 
 /** Every change of the log, waiting a little for the numbering (PostgreSQL numbers after commit). */
-async function allChanges(store: BookStore, count: number): Promise<BookChange[]> {
+async function allChanges(database: Database, count: number): Promise<BookChange[]> {
   for (let attempt = 0; ; attempt++) {
-    const changes = await store.changes.changesAfter(0, 1000)
+    const changes = await database.changes.changesAfter(0, 1000)
     if (changes.length >= count || attempt === 100) return changes
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
@@ -58,15 +58,15 @@ for (const { engine, skip } of engines) {
     after(async () => {
       for (const cleanup of cleanups.reverse()) await cleanup()
     })
-    async function open(): Promise<{ app: FastifyInstance; store: BookStore; sql: (text: string, values?: unknown[]) => Promise<void> }> {
-      const opened = await storeAndSession(engine)
-      const app = await buildTestApp({}, opened.store)
+    async function open(): Promise<{ app: FastifyInstance; database: Database; sql: (text: string, values?: unknown[]) => Promise<void> }> {
+      const opened = await databaseAndSession(engine)
+      const app = await buildTestApp({}, opened.database)
       cleanups.push(opened.cleanup, () => app.close())
-      return { app, store: opened.store, sql: opened.sql }
+      return { app, database: opened.database, sql: opened.sql }
     }
 
     test("a write with a token whose sub is alice: actor alice and the request's id; a SQL session's write: nulls", async () => {
-      const { app, store, sql } = await open()
+      const { app, database, sql } = await open()
       const alice = authHeaders(signToken({ sub: 'alice' }))
       const created = await app.inject({ method: 'POST', url: '/book', headers: alice, payload: { title: 'Dune', author: 'Frank Herbert', year: 1965 } })
       assert.equal(created.statusCode, 201)
@@ -77,7 +77,7 @@ for (const { engine, skip } of engines) {
       await sql('UPDATE books SET year = ? WHERE id = ?', [1967, id])
       const removed = await app.inject({ method: 'DELETE', url: `/book/${id}`, headers: authHeaders(signToken({ sub: 42 })) })
       assert.equal(removed.statusCode, 200)
-      const changes = await allChanges(store, 4)
+      const changes = await allChanges(database, 4)
       assert.deepEqual(
         changes.map(({ operation, actor, requestId }) => ({ operation, actor, requestId })),
         [
@@ -90,7 +90,7 @@ for (const { engine, skip } of engines) {
     })
 
     test('creates of several tokens in one group write each carry their own; a token without sub and an Idempotency-Key create too', async () => {
-      const { app, store } = await open()
+      const { app, database } = await open()
       const subjects = ['alice', 'bob', { team: 'c' }, undefined, 'dave']
       const answers = await Promise.all(
         subjects.map((sub, n) =>
@@ -110,20 +110,20 @@ for (const { engine, skip } of engines) {
           return [answer.json().data.id as number, { actor, requestId: answer.headers['x-request-id'] }]
         })
       )
-      const changes = await allChanges(store, subjects.length)
+      const changes = await allChanges(database, subjects.length)
       assert.equal(changes.length, subjects.length)
       for (const change of changes) assert.deepEqual({ actor: change.actor, requestId: change.requestId }, expected.get(change.bookId))
     })
 
     test('a SQL session that creates and deletes: nulls, even on a connection the service wrote on before', async () => {
-      const { app, store, sql } = await open()
+      const { app, database, sql } = await open()
       for (let n = 0; n < 3; n++) {
         const answer = await app.inject({ method: 'POST', url: '/book', headers: authHeaders(signToken({ sub: 'alice' })), payload: { title: `S${n}`, author: 'A', year: 2000 } })
         assert.equal(answer.statusCode, 201)
       }
       await sql('INSERT INTO books (title, author, year, title_folded, author_folded) VALUES (?, ?, ?, ?, ?)', ['X', 'Y', 1, 'x', 'y'])
       await sql("DELETE FROM books WHERE title = 'S0'")
-      const changes = await allChanges(store, 5)
+      const changes = await allChanges(database, 5)
       assert.deepEqual(
         changes.map(({ operation, actor }) => ({ operation, actor })),
         [
@@ -136,8 +136,8 @@ for (const { engine, skip } of engines) {
       )
       // The service's own later writes are not affected by the session's, nor the other way round.
       const more = await app.inject({ method: 'POST', url: '/book', headers: authHeaders(signToken({ sub: 'erin' })), payload: { title: 'Z', author: 'Z', year: 1 } })
-      assert.equal((await allChanges(store, 6)).at(-1)!.actor, 'erin')
-      assert.equal((await allChanges(store, 6)).at(-1)!.requestId, more.headers['x-request-id'])
+      assert.equal((await allChanges(database, 6)).at(-1)!.actor, 'erin')
+      assert.equal((await allChanges(database, 6)).at(-1)!.requestId, more.headers['x-request-id'])
     })
   })
 }

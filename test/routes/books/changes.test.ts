@@ -3,8 +3,8 @@ import { connect } from 'node:net'
 import { test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
 import type { ChangeLog } from '../../../src/storage/contracts/change-log.js'
-import type { BookStore } from '../../../src/storage/contracts/book-store.js'
-import { SqliteBookStore } from '../../../src/storage/sqlite/store.js'
+import type { Database } from '../../../src/storage/contracts/database.js'
+import { SqliteDatabase } from '../../../src/storage/sqlite/store.js'
 import { authHeaders, buildTestApp, signToken } from '../../support/app.js'
 import { createAccount, login } from '../../support/accounts.js'
 import { openFeed, sequences } from '../../support/change-feed.js'
@@ -240,15 +240,15 @@ describeEachEngine('GET /books/changes', ({ withFreshApp }) => {
   })
 })
 
-/** `store` whose change log reports everything up to `trimmedThrough` as removed by retention. */
-function withTrimmedLog(store: BookStore, trimmedThrough: number): BookStore {
-  const log = store.changes
+/** `database` whose change log reports everything up to `trimmedThrough` as removed by retention. */
+function withTrimmedLog(database: Database, trimmedThrough: number): Database {
+  const changes = database.changes
   const trimmed: ChangeLog = {
-    changesAfter: (after, limit) => log.changesAfter(Math.max(after, trimmedThrough), limit),
-    horizon: async () => ({ ...(await log.horizon()), trimmedThrough }),
-    onChanges: (listener) => log.onChanges(listener)
+    changesAfter: (after, limit) => changes.changesAfter(Math.max(after, trimmedThrough), limit),
+    horizon: async () => ({ ...(await changes.horizon()), trimmedThrough }),
+    onChanges: (listener) => changes.onChanges(listener)
   }
-  return new Proxy(store, {
+  return new Proxy(database, {
     get(target, property) {
       if (property === 'changes') return trimmed
       const value = Reflect.get(target, property) as unknown
@@ -258,8 +258,8 @@ function withTrimmedLog(store: BookStore, trimmedThrough: number): BookStore {
 }
 
 test('a Last-Event-ID older than the changes kept gets reset, then live ones; one just at the edge resumes', async () => {
-  const store = await SqliteBookStore.open(':memory:')
-  const app = await buildTestApp({}, withTrimmedLog(store, 3))
+  const database = await SqliteDatabase.open(':memory:')
+  const app = await buildTestApp({}, withTrimmedLog(database, 3))
   try {
     const url = await listening(app)
     for (let i = 0; i < 5; i++) await create(app, `Book ${i}`)
@@ -278,8 +278,8 @@ test('a Last-Event-ID older than the changes kept gets reset, then live ones; on
 })
 
 test('a stalled reader (never reads) is dropped and counted; the others get everything', async () => {
-  const store = await SqliteBookStore.open(':memory:')
-  const app = await buildTestApp({ FEED_BUFFER_BYTES: 65_536 }, store)
+  const database = await SqliteDatabase.open(':memory:')
+  const app = await buildTestApp({ FEED_BUFFER_BYTES: 65_536 }, database)
   try {
     const url = await listening(app)
     const { port } = new URL(url)
@@ -295,7 +295,7 @@ test('a stalled reader (never reads) is dropped and counted; the others get ever
     const author = 'y'.repeat(500)
     const total = 30_000
     for (let start = 0; start < total; start += 1000) {
-      await Promise.all(Array.from({ length: 1000 }, () => store.create({ title, author, year: 1 }, UNKNOWN_CHANGE_CONTEXT)))
+      await Promise.all(Array.from({ length: 1000 }, () => database.books.create({ title, author, year: 1 }, UNKNOWN_CHANGE_CONTEXT)))
       await reading.waitFor(start + 1000, 20_000)
     }
     assert.equal(await metric(app, 'feed_dropped_total'), 1)

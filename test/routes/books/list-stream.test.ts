@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
-import { SqliteBookStore } from '../../../src/storage/sqlite/store.js'
+import { SqliteDatabase } from '../../../src/storage/sqlite/store.js'
 import { authHeaders, buildTestApp } from '../../support/app.js'
 import { removeDirectory, temporaryDirectory } from '../../support/server.js'
 import { describeEachEngine } from '../../support/suite.js'
@@ -88,9 +88,9 @@ describeEachEngine('GET /books kept between writes', ({ withFreshApp }) => {
 test('GET /books on a SQLite file shows a book another connection committed (as book-service import does)', async () => {
   const directory = temporaryDirectory()
   const file = join(directory, 'books.db')
-  const store = await SqliteBookStore.open(file)
+  const store = await SqliteDatabase.open(file)
   const app = await buildTestApp({}, store)
-  const other = await SqliteBookStore.open(file)
+  const other = await SqliteDatabase.open(file)
   try {
     await createBooks(app, 3)
     const before = (await app.inject({ url: '/books', headers: auth })).json().data

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import pg from 'pg'
-import { PostgresBookStore } from '../../../src/storage/postgres/store.js'
+import { PostgresDatabase } from '../../../src/storage/postgres/store.js'
 import { createPostgresDatabase, postgresSkipReason } from '../../support/engines.js'
 import { UNKNOWN_CHANGE_CONTEXT } from '../../../src/storage/contracts/change-log.js'
 import { eventually } from '../../support/client.js'
@@ -9,7 +9,7 @@ import { eventually } from '../../support/client.js'
 describe('the change log under concurrent writers on two instances [postgres]', { skip: postgresSkipReason }, () => {
   test('a reader polling changesAfter sees every change once, numbered without gaps, never a smaller number later', async () => {
     const database = await createPostgresDatabase()
-    const open = () => PostgresBookStore.open(database.url, { poolSize: 8, startupTimeoutMs: 0 })
+    const open = () => PostgresDatabase.open(database.url, { poolSize: 8, startupTimeoutMs: 0 })
     const [a, b, reader] = await Promise.all([open(), open(), open()])
     // A deferred trigger that sleeps at commit: each transaction then commits a while after its
     // log rows were written, which gives commits every chance to land out of the order of those
@@ -39,7 +39,7 @@ describe('the change log under concurrent writers on two instances [postgres]', 
         }
       })()
       // Eight concurrent writers per instance: creates (group inserts), then an update and a delete each.
-      const writer = async (store: PostgresBookStore, n: number) => {
+      const writer = async (store: PostgresDatabase, n: number) => {
         for (let round = 0; round < 15; round++) {
           const book = await store.create({ title: `W${n}-${round}`, author: 'A', year: 2000 }, UNKNOWN_CHANGE_CONTEXT)
           await store.update(book.id, { year: 2001 }, UNKNOWN_CHANGE_CONTEXT)

@@ -5,7 +5,7 @@ import { after, describe, test } from 'node:test'
 import pg from 'pg'
 import { UNKNOWN_CHANGE_CONTEXT } from '../../../src/storage/contracts/change-log.js'
 import { CHANGE_NUMBERING_LOCK } from '../../../src/storage/schema/migrations/0007_change_log_numbering.js'
-import { PostgresBookStore } from '../../../src/storage/postgres/store.js'
+import { PostgresDatabase } from '../../../src/storage/postgres/store.js'
 import { authHeaders, buildTestApp } from '../../support/app.js'
 import { eventually } from '../../support/client.js'
 import { createPostgresDatabase, postgresSkipReason } from '../../support/engines.js'
@@ -20,7 +20,7 @@ describe('the change log numbering on PostgreSQL (docs/change-feed.md "Change lo
   })
   async function setUp(options: { retention?: { maxAgeSeconds: number; maxRows: number }; trimIntervalMs?: number } = {}) {
     const database = await createPostgresDatabase()
-    const store = await PostgresBookStore.open(database.url, { poolSize: 6, startupTimeoutMs: 0, ...options })
+    const store = await PostgresDatabase.open(database.url, { poolSize: 6, startupTimeoutMs: 0, ...options })
     const session = new pg.Client({ connectionString: database.url })
     await session.connect()
     cleanups.push(database.drop, () => store.close(), () => session.end())
@@ -82,7 +82,7 @@ describe('the change log numbering on PostgreSQL (docs/change-feed.md "Change lo
     const blocked = new pg.Client({ connectionString: database.url })
     await blocked.connect()
     await blocked.query('SELECT pg_advisory_lock($1)', [CHANGE_NUMBERING_LOCK.toString()])
-    const other = await PostgresBookStore.open(database.url, { poolSize: 2, startupTimeoutMs: 0, retention: { maxAgeSeconds: 0, maxRows: 1000 }, trimIntervalMs: 50 })
+    const other = await PostgresDatabase.open(database.url, { poolSize: 2, startupTimeoutMs: 0, retention: { maxAgeSeconds: 0, maxRows: 1000 }, trimIntervalMs: 50 })
     cleanups.push(database.drop, () => other.close(), () => blocked.end())
     for (let n = 1; n <= 3; n++) await other.create(book(n), UNKNOWN_CHANGE_CONTEXT)
     await new Promise((resolve) => setTimeout(resolve, 1200))
@@ -113,7 +113,7 @@ describe('the change log numbering on PostgreSQL (docs/change-feed.md "Change lo
     cleanups.push(restored.drop)
     const restore = spawnSync('pg_restore', ['--no-owner', `--dbname=${restored.url}`, file])
     assert.equal(restore.status, 0, restore.stderr.toString())
-    const reopened = await PostgresBookStore.open(restored.url, { poolSize: 2, startupTimeoutMs: 0 })
+    const reopened = await PostgresDatabase.open(restored.url, { poolSize: 2, startupTimeoutMs: 0 })
     cleanups.push(() => reopened.close())
     await reopened.create(book(4), UNKNOWN_CHANGE_CONTEXT)
     await eventually('numbered after the restore', async () => (await reopened.changes.horizon()).lastSeq === 4, 5000)
@@ -127,7 +127,7 @@ describe('/metrics: the numbering lag (docs/change-feed.md "Change log") [postgr
     const blocked = new pg.Client({ connectionString: database.url })
     await blocked.connect()
     await blocked.query('SELECT pg_advisory_lock($1)', [CHANGE_NUMBERING_LOCK.toString()]) // no sequencer can number
-    const store = await PostgresBookStore.open(database.url, { poolSize: 2, startupTimeoutMs: 0 })
+    const store = await PostgresDatabase.open(database.url, { poolSize: 2, startupTimeoutMs: 0 })
     const app = await buildTestApp({}, store)
     try {
       const gauge = async (name: string) => {

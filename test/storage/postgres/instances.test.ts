@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import pg from 'pg'
 import { MIGRATION_NAMES } from '../../../src/storage/schema/migrate.js'
-import { PostgresBookStore } from '../../../src/storage/postgres/store.js'
+import { PostgresDatabase } from '../../../src/storage/postgres/store.js'
 import { call } from '../../support/client.js'
 import { createPostgresDatabase, postgresSkipReason, type TestDatabase } from '../../support/engines.js'
 import { removeDirectory, startServer, temporaryDirectory, type RunningServer } from '../../support/server.js'
@@ -24,7 +24,7 @@ describe('migrations when several instances start at once [postgres]', { skip: p
     const database = await createPostgresDatabase()
     try {
       const stores = await Promise.all(
-        Array.from({ length: 8 }, () => PostgresBookStore.open(database.url, { poolSize: 2, startupTimeoutMs: 0 }))
+        Array.from({ length: 8 }, () => PostgresDatabase.open(database.url, { poolSize: 2, startupTimeoutMs: 0 }))
       )
       const created = await Promise.all(
         stores.map((store, i) => store.create({ title: `T${i}`, author: `A${i}`, year: 2000 + i }, UNKNOWN_CHANGE_CONTEXT))

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
 import pg from 'pg'
-import { PostgresBookStore } from '../../../src/storage/postgres/store.js'
+import { PostgresDatabase } from '../../../src/storage/postgres/store.js'
 import { authHeaders, buildTestApp } from '../../support/app.js'
 import { call, eventually } from '../../support/client.js'
 import { POSTGRES_ADMIN_URL, createPostgresDatabase, postgresSkipReason, type TestDatabase } from '../../support/engines.js'
@@ -141,7 +141,7 @@ describe('PostgreSQL going silent (connections stay open, nothing answers) [in-p
   before(async () => {
     database = await createPostgresDatabase()
     proxy = await startProxy(postgresTarget())
-    const store = await PostgresBookStore.open(through(database.url, proxy.port), {
+    const store = await PostgresDatabase.open(through(database.url, proxy.port), {
       poolSize: 2,
       startupTimeoutMs: 0,
       connectTimeoutMs: 2000,
@@ -193,7 +193,7 @@ describe('PostgreSQL pool shutdown', { skip: postgresSkipReason }, () => {
   test('closing the app drains the pool: every connection to the database is closed', async () => {
     const database = await createPostgresDatabase()
     try {
-      const store = await PostgresBookStore.open(database.url, { poolSize: 4, startupTimeoutMs: 0 })
+      const store = await PostgresDatabase.open(database.url, { poolSize: 4, startupTimeoutMs: 0 })
       const app = await buildTestApp({}, store)
       const responses = await Promise.all(
         Array.from({ length: 8 }, (_, i) =>

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import pg from 'pg'
-import { PostgresBookStore } from '../../../src/storage/postgres/store.js'
+import { PostgresDatabase } from '../../../src/storage/postgres/store.js'
 import { call, eventually } from '../../support/client.js'
 import { createPostgresDatabase, postgresSkipReason } from '../../support/engines.js'
 import { postgresTarget, startProxy, through } from '../../support/proxy.js'
@@ -74,7 +74,7 @@ describe('start-up against PostgreSQL', { skip: postgresSkipReason }, () => {
     try {
       await locker.query(`SELECT pg_advisory_lock(${KYSELY_MIGRATION_LOCK_ID})`)
       const retries: unknown[] = []
-      const opening = PostgresBookStore.open(through(database.url, proxy.port), {
+      const opening = PostgresDatabase.open(through(database.url, proxy.port), {
         poolSize: 2,
         startupTimeoutMs: 30_000,
         onRetry: (error) => retries.push(error)

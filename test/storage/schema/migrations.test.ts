@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { after, describe, test } from 'node:test'
-import Database from 'better-sqlite3'
+import Sqlite from 'better-sqlite3'
 import pg from 'pg'
-import type { BookStore } from '../../../src/storage/contracts/book-store.js'
-import { PostgresBookStore } from '../../../src/storage/postgres/store.js'
-import { SqliteBookStore } from '../../../src/storage/sqlite/store.js'
+import type { Database } from '../../../src/storage/contracts/database.js'
+import { PostgresDatabase } from '../../../src/storage/postgres/store.js'
+import { SqliteDatabase } from '../../../src/storage/sqlite/store.js'
 import { authHeaders, buildTestApp } from '../../support/app.js'
 import { createPostgresDatabase, postgresSkipReason } from '../../support/engines.js'
 import { removeDirectory, startServer, temporaryDirectory } from '../../support/server.js'
@@ -28,8 +28,8 @@ const KYSELY_TABLES = [
 ]
 
 /** Migration 0002 on existing books: folded forms filled in, version 1, filters, sorts and ETags work. */
-async function assertMigrated(store: BookStore) {
-  const app = await buildTestApp({}, store)
+async function assertMigrated(database: Database) {
+  const app = await buildTestApp({}, database)
   try {
     const titles = async (url: string) => {
       const response = await app.inject({ url, headers: auth })
@@ -61,7 +61,7 @@ describe('migration 0002 on a database made by 0001', () => {
     const directory = temporaryDirectory()
     directories.push(directory)
     const path = join(directory, 'books.db')
-    const db = new Database(path)
+    const db = new Sqlite(path)
     db.exec(
       'CREATE TABLE books (id integer PRIMARY KEY AUTOINCREMENT, title text NOT NULL, author text NOT NULL, year integer NOT NULL)'
     )
@@ -69,7 +69,7 @@ describe('migration 0002 on a database made by 0001', () => {
     const insert = db.prepare('INSERT INTO books (title, author, year) VALUES (?, ?, ?)')
     for (const book of OLD_BOOKS) insert.run(...book)
     db.close()
-    await assertMigrated(await SqliteBookStore.open(path))
+    await assertMigrated(await SqliteDatabase.open(path))
   })
 
   test('PostgreSQL: existing books are folded and versioned; trigram indexes exist', { skip: postgresSkipReason }, async () => {
@@ -82,7 +82,7 @@ describe('migration 0002 on a database made by 0001', () => {
       )
       for (const statement of KYSELY_TABLES) await client.query(statement)
       for (const book of OLD_BOOKS) await client.query('INSERT INTO books (title, author, year) VALUES ($1, $2, $3)', [...book])
-      await assertMigrated(await PostgresBookStore.open(database.url, { poolSize: 2, startupTimeoutMs: 0 }))
+      await assertMigrated(await PostgresDatabase.open(database.url, { poolSize: 2, startupTimeoutMs: 0 }))
       const { rows } = await client.query<{ indexname: string }>(
         "SELECT indexname FROM pg_indexes WHERE tablename = 'books' ORDER BY indexname"
       )

@@ -6,8 +6,8 @@ import pg from 'pg'
 import { parseSearch } from '../../../src/book/search.js'
 import type { Book } from '../../../src/book/schema.js'
 import type { BookStore } from '../../../src/storage/contracts/book-store.js'
-import { PostgresBookStore } from '../../../src/storage/postgres/store.js'
-import { SqliteBookStore } from '../../../src/storage/sqlite/store.js'
+import { PostgresDatabase } from '../../../src/storage/postgres/store.js'
+import { SqliteDatabase } from '../../../src/storage/sqlite/store.js'
 import { createPostgresDatabase, postgresSkipReason } from '../../support/engines.js'
 import { removeDirectory, temporaryDirectory } from '../../support/server.js'
 import { UNKNOWN_CHANGE_CONTEXT } from '../../../src/storage/contracts/change-log.js'
@@ -35,13 +35,13 @@ test('SQLite: a database with books from before 0009 gets the search index at st
   const directory = temporaryDirectory()
   const path = join(directory, 'books.db')
   try {
-    let store = await SqliteBookStore.open(path)
+    let store = await SqliteDatabase.open(path)
     for (const book of BOOKS) await store.create(book, UNKNOWN_CHANGE_CONTEXT)
     await store.close()
     const db = new Database(path)
     db.exec(UNDO.sqlite)
     db.close()
-    store = await SqliteBookStore.open(path)
+    store = await SqliteDatabase.open(path)
     assert.deepEqual(await search(store, 'garcia'), ['Cien años de soledad'])
     assert.deepEqual(await search(store, 'le guin'), ['The Left Hand of Darkness'])
     await store.update(1, { title: 'Crónica de una muerte anunciada' }, UNKNOWN_CHANGE_CONTEXT)
@@ -56,14 +56,14 @@ test('SQLite: a database with books from before 0009 gets the search index at st
 test('PostgreSQL: a database with books from before 0009 gets the search columns and indexes at start-up', { skip: postgresSkipReason }, async () => {
   const database = await createPostgresDatabase()
   try {
-    let store = await PostgresBookStore.open(database.url, { poolSize: 2, startupTimeoutMs: 0 })
+    let store = await PostgresDatabase.open(database.url, { poolSize: 2, startupTimeoutMs: 0 })
     for (const book of BOOKS) await store.create(book, UNKNOWN_CHANGE_CONTEXT)
     await store.close()
     const client = new pg.Client({ connectionString: database.url })
     await client.connect()
     await client.query(UNDO.postgres)
     await client.end()
-    store = await PostgresBookStore.open(database.url, { poolSize: 2, startupTimeoutMs: 0 })
+    store = await PostgresDatabase.open(database.url, { poolSize: 2, startupTimeoutMs: 0 })
     assert.deepEqual(await search(store, 'garcia'), ['Cien años de soledad'])
     await store.update(1, { title: 'Crónica de una muerte anunciada' }, UNKNOWN_CHANGE_CONTEXT)
     assert.deepEqual(await search(store, 'cronica garcia'), ['Crónica de una muerte anunciada'])

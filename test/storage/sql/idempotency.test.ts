@@ -4,8 +4,8 @@ import { after, describe, test } from 'node:test'
 import pg from 'pg'
 import type { BookStore } from '../../../src/storage/contracts/book-store.js'
 import { IDEMPOTENCY_TTL_MS, type IdempotencyClaim } from '../../../src/storage/sql/idempotency.js'
-import { PostgresBookStore } from '../../../src/storage/postgres/store.js'
-import { SqliteBookStore } from '../../../src/storage/sqlite/store.js'
+import { PostgresDatabase } from '../../../src/storage/postgres/store.js'
+import { SqliteDatabase } from '../../../src/storage/sqlite/store.js'
 import { dune } from '../../support/books.js'
 import { createPostgresDatabase, postgresSkipReason } from '../../support/engines.js'
 import { removeDirectory, temporaryDirectory } from '../../support/server.js'
@@ -54,8 +54,8 @@ describe('Idempotency-Key answers in the database', () => {
     const directory = temporaryDirectory()
     directories.push(directory)
     const path = join(directory, 'books.db')
-    const first = await SqliteBookStore.open(path)
-    const second = await SqliteBookStore.open(path)
+    const first = await SqliteDatabase.open(path)
+    const second = await SqliteDatabase.open(path)
     try {
       await assertSharedAndExpiring(first, second)
     } finally {
@@ -66,8 +66,8 @@ describe('Idempotency-Key answers in the database', () => {
 
   test('PostgreSQL: two instances share the answers; a key held by another instance is inProgress', { skip: postgresSkipReason }, async () => {
     const database = await createPostgresDatabase()
-    const first = await PostgresBookStore.open(database.url, { poolSize: 2, startupTimeoutMs: 0 })
-    const second = await PostgresBookStore.open(database.url, { poolSize: 2, startupTimeoutMs: 0 })
+    const first = await PostgresDatabase.open(database.url, { poolSize: 2, startupTimeoutMs: 0 })
+    const second = await PostgresDatabase.open(database.url, { poolSize: 2, startupTimeoutMs: 0 })
     const holder = new pg.Client({ connectionString: database.url })
     try {
       await assertSharedAndExpiring(first, second)

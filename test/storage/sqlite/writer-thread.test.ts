@@ -5,7 +5,7 @@ import Database from 'better-sqlite3'
 import { authHeaders, buildTestApp } from '../../support/app.js'
 import { removeDirectory, temporaryDirectory } from '../../support/server.js'
 import { BUSY_TIMEOUT_MS } from '../../../src/storage/sqlite/connection.js'
-import { SqliteBookStore } from '../../../src/storage/sqlite/store.js'
+import { SqliteDatabase } from '../../../src/storage/sqlite/store.js'
 import { UNKNOWN_CHANGE_CONTEXT } from '../../../src/storage/contracts/change-log.js'
 
 const auth = authHeaders()
@@ -14,7 +14,7 @@ test('a SQLite file commits on its writer thread: concurrent writes all answered
   const directory = temporaryDirectory()
   const path = join(directory, 'books.db')
   try {
-    let app = await buildTestApp({}, await SqliteBookStore.open(path))
+    let app = await buildTestApp({}, await SqliteDatabase.open(path))
     const created = await Promise.all(
       Array.from({ length: 200 }, (_, i) =>
         app.inject({ method: 'POST', url: '/book', headers: auth, payload: { title: `T${i}`, author: 'A', year: i } })
@@ -39,7 +39,7 @@ test('a SQLite file commits on its writer thread: concurrent writes all answered
     const lateId = late.json().data.id as number
     await app.close()
 
-    app = await buildTestApp({}, await SqliteBookStore.open(path))
+    app = await buildTestApp({}, await SqliteDatabase.open(path))
     const books = (await app.inject({ url: '/books', headers: auth })).json().data as Array<{ id: number; title: string }>
     assert.equal(books.length, 200) // 200 created, one deleted, one more created
     assert.equal(books.find((book) => book.id === first)?.title, 'Changed')
@@ -54,7 +54,7 @@ test('a SQLite file commits on its writer thread: concurrent writes all answered
 test('a write whose statement fails is answered 500 alone; the rest of its batch is stored', async () => {
   const directory = temporaryDirectory()
   try {
-    const store = await SqliteBookStore.open(join(directory, 'books.db'))
+    const store = await SqliteDatabase.open(join(directory, 'books.db'))
     const app = await buildTestApp({}, store)
     // A title the schema accepts but a CHECK added behind the service's back refuses.
     const { default: Database } = await import('better-sqlite3')
@@ -79,7 +79,7 @@ test('a write whose statement fails is answered 500 alone; the rest of its batch
 test('another process holding the write lock longer than the busy timeout: the writes wait their turn, none fails', async () => {
   const directory = temporaryDirectory()
   const path = join(directory, 'books.db')
-  const store = await SqliteBookStore.open(path)
+  const store = await SqliteDatabase.open(path)
   // Another connection (as another process would) takes the write lock and keeps it past BUSY_TIMEOUT_MS.
   const other = new Database(path)
   try {

@@ -1,0 +1,40 @@
+import type { AccountStore } from './account-store.js'
+import type { BookStore, StorageUnavailableError } from './book-store.js'
+import type { ChangeLog } from './change-log.js'
+import type { LoginAttempts } from './login-attempts.js'
+import type { WebhookStore } from './webhook-store.js'
+
+/**
+ * One database the service runs on, whole: its books, accounts, change log, login counters and
+ * webhooks, and its lifecycle (readiness, the storage's word on an error, closing). Implemented by
+ * the SQLite database (embedded default: sqlite/store.ts) and the PostgreSQL one
+ * (postgres/store.ts); `openDatabase` (storage/open.ts) picks one from `DATABASE_URL`.
+ *
+ * Every part rejects with {@link StorageUnavailableError} when the storage cannot be reached; any
+ * other rejection is an unexpected failure.
+ */
+export interface Database {
+  /** The books (docs/api.md). */
+  readonly books: BookStore
+  /** The accounts (docs/accounts.md). */
+  readonly accounts: AccountStore
+  /**
+   * The change log (src/storage/contracts/change-log.ts, docs/change-feed.md "Change log"): a row
+   * per committed create, update and delete, by any process or instance on the database.
+   */
+  readonly changes: ChangeLog
+  /** The login limits' counters (shared by every process on the database). */
+  readonly loginAttempts: LoginAttempts
+  /** The webhook endpoints, their deliveries and the dispatcher's lease (docs/webhooks.md). */
+  readonly webhooks: WebhookStore
+  /** Resolves when the storage answers a trivial query (readiness); rejects otherwise. */
+  ping(): Promise<void>
+  /**
+   * The storage's word on an error a request met (the error handler asks): a
+   * {@link StorageUnavailableError} (503) when it means the storage cannot serve at all (SQLite:
+   * a damaged database file, which also makes {@link ping} fail from then on), else undefined.
+   */
+  unavailableFor?(error: unknown): StorageUnavailableError | undefined
+  /** Finishes pending writes and releases the storage (files, connections). */
+  close(): Promise<void>
+}
