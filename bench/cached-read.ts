@@ -3,7 +3,7 @@
  * "Running several instances"). A read by id first compares `PRAGMA data_version` with the value
  * it saw last; this measures, in one run, the CPU time per call of:
  *
- * - `store.get(id)` of a cached book (the check, then the cache), through the store;
+ * - `storage.books.get(id)` of a cached book (the check, then the cache), through the storage;
  * - the check alone: one `PRAGMA data_version` step on a connection of its own;
  * - the cache alone: a `Map.get` of the same size (what a cached read cost without the check).
  *
@@ -33,19 +33,19 @@ async function cpuPerCall(work: (index: number) => unknown): Promise<number> {
 const directory = mkdtempSync(join(tmpdir(), 'book-service-cached-read-'))
 try {
   const path = join(directory, 'books.db')
-  const store = await SqliteDatabase.open(path)
+  const storage = await SqliteDatabase.open(path)
   const ids: number[] = []
-  for (let n = 0; n < BOOKS; n++) ids.push((await store.create({ title: `Book ${n}`, author: 'Author', year: 2000 }, UNKNOWN_CHANGE_CONTEXT)).id)
-  for (const id of ids) await store.get(id) // every book cached
+  for (let n = 0; n < BOOKS; n++) ids.push((await storage.books.create({ title: `Book ${n}`, author: 'Author', year: 2000 }, UNKNOWN_CHANGE_CONTEXT)).id)
+  for (const id of ids) await storage.books.get(id) // every book cached
   const other = new Database(path, { readonly: true })
   const dataVersion = other.prepare('PRAGMA data_version').pluck()
   const map = new Map(ids.map((id) => [id, { id }]))
 
   const cacheAlone = await cpuPerCall(async (index) => map.get(ids[index % BOOKS]!))
   const check = await cpuPerCall(async () => dataVersion.get())
-  const cachedRead = await cpuPerCall((index) => store.get(ids[index % BOOKS]!))
+  const cachedRead = await cpuPerCall((index) => storage.books.get(ids[index % BOOKS]!))
   other.close()
-  await store.close()
+  await storage.close()
 
   const added = cachedRead - cacheAlone
   const line = (name: string, us: number) => console.log(`${name.padEnd(44)} ${us.toFixed(3)} µs CPU per call`)
@@ -53,7 +53,7 @@ try {
   line('store.get(id), cached (check + cache)', cachedRead)
   line('PRAGMA data_version alone', check)
   line('Map.get alone (the cache without the check)', cacheAlone)
-  line('added by the check (store.get - Map.get)', added)
+  line('added by the check (storage.books.get - Map.get)', added)
   console.log(`target ≤ ${TARGET_US} µs added: ${added <= TARGET_US ? 'met' : 'NOT met'}`)
 } finally {
   rmSync(directory, { recursive: true, force: true })

@@ -109,24 +109,24 @@ async function seedPostgres(url: string): Promise<string> {
 }
 
 /**
- * The first page read `READS` times through the store itself, in this process (no HTTP, no
+ * The first page read `READS` times through the storage itself, in this process (no HTTP, no
  * client): what the query costs, apart from the machine's load on the HTTP path.
  */
 async function storeReads(engine: 'sqlite' | 'postgres', url: string): Promise<string> {
-  const store = engine === 'sqlite' ? await SqliteDatabase.open(url) : await PostgresDatabase.open(url, { poolSize: 2, startupTimeoutMs: 0 })
+  const storage = engine === 'sqlite' ? await SqliteDatabase.open(url) : await PostgresDatabase.open(url, { poolSize: 2, startupTimeoutMs: 0 })
   try {
     const times: number[] = []
     for (let i = 0; i < 2000; i++) {
       const started = performance.now()
-      const page = await store.history(1, Number.MAX_SAFE_INTEGER, 50)
+      const page = await storage.books.history(1, Number.MAX_SAFE_INTEGER, 50)
       times.push(performance.now() - started)
       if (page?.entries.length !== 50 || page.entries[0]!.version !== VERSIONS) throw new Error('unexpected first page')
     }
     times.sort((a, b) => a - b)
     const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))]!.toFixed(2)
-    return `store.history first page (50 of ${VERSIONS}), 2,000 reads in process: p50 ${at(0.5)} ms, p99 ${at(0.99)} ms`
+    return `storage.books.history first page (50 of ${VERSIONS}), 2,000 reads in process: p50 ${at(0.5)} ms, p99 ${at(0.99)} ms`
   } finally {
-    await store.close()
+    await storage.close()
   }
 }
 

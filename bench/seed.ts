@@ -13,8 +13,8 @@ export { seededBook }
  * The service must not be running on this file. Ids are 1..count.
  */
 export async function seedSqlite(path: string, count: number): Promise<void> {
-  const store = await SqliteDatabase.open(path)
-  await store.close()
+  const storage = await SqliteDatabase.open(path)
+  await storage.close()
   const db = new Database(path)
   try {
     db.pragma('journal_mode = WAL')

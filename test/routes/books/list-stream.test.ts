@@ -35,7 +35,7 @@ describeEachEngine('GET /books body is the envelope byte for byte', ({ withFresh
         const expected = JSON.stringify({ status: 200, message: 'Books retrieved successfully', data: books })
         assert.equal(response.body, expected)
         if (count > 1000) {
-          // Long lists (more than one store page) are streamed, never built as one string.
+          // Long lists (more than one storage page) are streamed, never built as one string.
           assert.equal(response.headers['transfer-encoding'], 'chunked')
           assert.equal(response.headers['content-length'], undefined)
         } else {
@@ -88,8 +88,8 @@ describeEachEngine('GET /books kept between writes', ({ withFreshApp }) => {
 test('GET /books on a SQLite file shows a book another connection committed (as book-service import does)', async () => {
   const directory = temporaryDirectory()
   const file = join(directory, 'books.db')
-  const store = await SqliteDatabase.open(file)
-  const app = await buildTestApp({}, store)
+  const storage = await SqliteDatabase.open(file)
+  const app = await buildTestApp({}, storage)
   const other = await SqliteDatabase.open(file)
   try {
     await createBooks(app, 3)

@@ -39,11 +39,11 @@ describe('the change log under concurrent writers on two instances [postgres]', 
         }
       })()
       // Eight concurrent writers per instance: creates (group inserts), then an update and a delete each.
-      const writer = async (store: PostgresDatabase, n: number) => {
+      const writer = async (storage: PostgresDatabase, n: number) => {
         for (let round = 0; round < 15; round++) {
-          const book = await store.create({ title: `W${n}-${round}`, author: 'A', year: 2000 }, UNKNOWN_CHANGE_CONTEXT)
-          await store.update(book.id, { year: 2001 }, UNKNOWN_CHANGE_CONTEXT)
-          if (round % 3 === 0) await store.delete(book.id, UNKNOWN_CHANGE_CONTEXT)
+          const book = await storage.books.create({ title: `W${n}-${round}`, author: 'A', year: 2000 }, UNKNOWN_CHANGE_CONTEXT)
+          await storage.books.update(book.id, { year: 2001 }, UNKNOWN_CHANGE_CONTEXT)
+          if (round % 3 === 0) await storage.books.delete(book.id, UNKNOWN_CHANGE_CONTEXT)
         }
       }
       await Promise.all(Array.from({ length: 16 }, (_, n) => writer(n % 2 === 0 ? a : b, n)))

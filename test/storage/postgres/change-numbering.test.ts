@@ -20,64 +20,64 @@ describe('the change log numbering on PostgreSQL (docs/change-feed.md "Change lo
   })
   async function setUp(options: { retention?: { maxAgeSeconds: number; maxRows: number }; trimIntervalMs?: number } = {}) {
     const database = await createPostgresDatabase()
-    const store = await PostgresDatabase.open(database.url, { poolSize: 6, startupTimeoutMs: 0, ...options })
+    const storage = await PostgresDatabase.open(database.url, { poolSize: 6, startupTimeoutMs: 0, ...options })
     const session = new pg.Client({ connectionString: database.url })
     await session.connect()
-    cleanups.push(database.drop, () => store.close(), () => session.end())
-    return { database, store, session }
+    cleanups.push(database.drop, () => storage.close(), () => session.end())
+    return { database, storage, session }
   }
 
   test('a commit waiting at its end holds no other writer up: no lock every writer takes in turn', async () => {
-    const { store, session } = await setUp()
-    const slow = await store.create(book(0), UNKNOWN_CHANGE_CONTEXT)
+    const { storage, session } = await setUp()
+    const slow = await storage.books.create(book(0), UNKNOWN_CHANGE_CONTEXT)
     // A deferred trigger that sleeps 2 s at the commit of any transaction that changes book `slow`
     // (after the change-log trigger: triggers fire in name order).
     await session.query(`CREATE FUNCTION slow_commit() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN IF NEW.id = ${slow.id} THEN PERFORM pg_sleep(2); END IF; RETURN NULL; END $$`)
     await session.query(`CREATE CONSTRAINT TRIGGER zz_slow_commit AFTER UPDATE ON books
       DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION slow_commit()`)
-    const slowUpdate = store.update(slow.id, { year: 1999 }, UNKNOWN_CHANGE_CONTEXT)
+    const slowUpdate = storage.books.update(slow.id, { year: 1999 }, UNKNOWN_CHANGE_CONTEXT)
     await new Promise((resolve) => setTimeout(resolve, 300)) // it is in its commit now
     const start = Date.now()
-    for (let n = 1; n <= 10; n++) await store.create(book(n), UNKNOWN_CHANGE_CONTEXT)
+    for (let n = 1; n <= 10; n++) await storage.books.create(book(n), UNKNOWN_CHANGE_CONTEXT)
     const elapsed = Date.now() - start
     assert.ok(elapsed < 1500, `10 writes took ${elapsed} ms while another commit was under way`)
-    await eventually('the ten numbered', async () => (await store.changes.horizon()).lastSeq >= 11, 5000)
+    await eventually('the ten numbered', async () => (await storage.changes.horizon()).lastSeq >= 11, 5000)
     await slowUpdate
-    await eventually('the slow one numbered', async () => (await store.changes.horizon()).lastSeq === 12, 5000)
-    const changes = await store.changes.changesAfter(0, 100)
+    await eventually('the slow one numbered', async () => (await storage.changes.horizon()).lastSeq === 12, 5000)
+    const changes = await storage.changes.changesAfter(0, 100)
     assert.deepEqual(changes.map((change) => change.seq), Array.from({ length: 12 }, (_, index) => index + 1))
     assert.deepEqual(changes.at(-1)!.book, { ...book(0), id: slow.id, year: 1999 }) // numbered after its commit, last
   })
 
   test('a rolled-back writer leaves nothing and holds nothing up; an open one is numbered once it commits', async () => {
-    const { store, session } = await setUp()
-    const first = await store.create(book(1), UNKNOWN_CHANGE_CONTEXT)
+    const { storage, session } = await setUp()
+    const first = await storage.books.create(book(1), UNKNOWN_CHANGE_CONTEXT)
     await session.query('BEGIN')
     await session.query('UPDATE books SET year = 1 WHERE id = $1', [first.id])
     await session.query('INSERT INTO books (title, author, year) VALUES ($1, $2, $3)', ['Rolled', 'Back', 1])
-    for (let n = 2; n <= 4; n++) await store.create(book(n), UNKNOWN_CHANGE_CONTEXT)
-    await eventually('the three numbered', async () => (await store.changes.horizon()).lastSeq === 4, 5000)
+    for (let n = 2; n <= 4; n++) await storage.books.create(book(n), UNKNOWN_CHANGE_CONTEXT)
+    await eventually('the three numbered', async () => (await storage.changes.horizon()).lastSeq === 4, 5000)
     await session.query('ROLLBACK')
-    await store.create(book(5), UNKNOWN_CHANGE_CONTEXT)
-    await eventually('the fifth numbered', async () => (await store.changes.horizon()).lastSeq === 5, 5000)
-    const changes = await store.changes.changesAfter(0, 100)
+    await storage.books.create(book(5), UNKNOWN_CHANGE_CONTEXT)
+    await eventually('the fifth numbered', async () => (await storage.changes.horizon()).lastSeq === 5, 5000)
+    const changes = await storage.changes.changesAfter(0, 100)
     assert.deepEqual(changes.map((change) => change.book!.title), ['N1', 'N2', 'N3', 'N4', 'N5'])
     assert.equal((await session.query('SELECT count(*)::int AS n FROM book_changes')).rows[0].n, 5) // no row left behind
-    assert.deepEqual(await store.changes.numberingLag(), { waiting: 0, oldestAgeSeconds: 0 })
+    assert.deepEqual(await storage.changes.numberingLag(), { waiting: 0, oldestAgeSeconds: 0 })
 
     await session.query('BEGIN')
     await session.query('UPDATE books SET year = 2 WHERE id = $1', [first.id])
-    await store.create(book(6), UNKNOWN_CHANGE_CONTEXT)
-    await eventually('the sixth numbered past the open one', async () => (await store.changes.horizon()).lastSeq === 6, 5000)
+    await storage.books.create(book(6), UNKNOWN_CHANGE_CONTEXT)
+    await eventually('the sixth numbered past the open one', async () => (await storage.changes.horizon()).lastSeq === 6, 5000)
     await session.query('COMMIT')
-    await eventually('the session change numbered', async () => (await store.changes.horizon()).lastSeq === 7, 5000)
-    const [last] = await store.changes.changesAfter(6, 10)
+    await eventually('the session change numbered', async () => (await storage.changes.horizon()).lastSeq === 7, 5000)
+    const [last] = await storage.changes.changesAfter(6, 10)
     assert.deepEqual({ bookId: last!.bookId, year: last!.book!.year, actor: last!.actor }, { bookId: first.id, year: 2, actor: null })
   })
 
   test('without a sequencer changes wait, counted by numberingLag; retention keeps them; they are numbered once one is back', async () => {
-    // Another session holds the numbering lock first: the store's sequencer cannot number (as while no instance runs).
+    // Another session holds the numbering lock first: the storage's sequencer cannot number (as while no instance runs).
     const database = await createPostgresDatabase()
     const blocked = new pg.Client({ connectionString: database.url })
     await blocked.connect()
@@ -91,7 +91,7 @@ describe('the change log numbering on PostgreSQL (docs/change-feed.md "Change lo
     assert.ok(lag.oldestAgeSeconds >= 1, `oldest ${lag.oldestAgeSeconds} s`)
     assert.equal((await other.changes.horizon()).lastSeq, 0)
     await blocked.query('SELECT pg_advisory_unlock($1)', [CHANGE_NUMBERING_LOCK.toString()])
-    await eventually('numbered by the store, taking the numbering over', async () => (await other.changes.horizon()).lastSeq === 3, 5000)
+    await eventually('numbered by the storage, taking the numbering over', async () => (await other.changes.horizon()).lastSeq === 3, 5000)
     // Numbered in their order; retention (maximum age 0) may already have trimmed the oldest of them,
     // now that they have numbers: what is left is the end of N1, N2, N3, and all of it goes.
     const titles = (await other.changes.changesAfter(0, 10)).map((change) => change.book!.title)
@@ -101,10 +101,10 @@ describe('the change log numbering on PostgreSQL (docs/change-feed.md "Change lo
 
   test('a pg_dump restore keeps the numbering going', async () => {
     if (spawnSync('pg_dump', ['--version']).status !== 0) return
-    const { store, database } = await setUp()
-    for (let n = 1; n <= 3; n++) await store.create(book(n), UNKNOWN_CHANGE_CONTEXT)
-    await eventually('numbered', async () => (await store.changes.horizon()).lastSeq === 3, 5000)
-    await store.close()
+    const { storage, database } = await setUp()
+    for (let n = 1; n <= 3; n++) await storage.books.create(book(n), UNKNOWN_CHANGE_CONTEXT)
+    await eventually('numbered', async () => (await storage.changes.horizon()).lastSeq === 3, 5000)
+    await storage.close()
     const directory = temporaryDirectory()
     cleanups.push(async () => removeDirectory(directory))
     const file = join(directory, 'dump')
@@ -127,8 +127,8 @@ describe('/metrics: the numbering lag (docs/change-feed.md "Change log") [postgr
     const blocked = new pg.Client({ connectionString: database.url })
     await blocked.connect()
     await blocked.query('SELECT pg_advisory_lock($1)', [CHANGE_NUMBERING_LOCK.toString()]) // no sequencer can number
-    const store = await PostgresDatabase.open(database.url, { poolSize: 2, startupTimeoutMs: 0 })
-    const app = await buildTestApp({}, store)
+    const storage = await PostgresDatabase.open(database.url, { poolSize: 2, startupTimeoutMs: 0 })
+    const app = await buildTestApp({}, storage)
     try {
       const gauge = async (name: string) => {
         const text = (await app.inject({ url: '/metrics' })).body

@@ -4,7 +4,7 @@ import type { Database } from '../../../src/storage/contracts/database.js'
 import { openTestDatabase, postgresSkipReason } from '../../support/engines.js'
 import { UNKNOWN_CHANGE_CONTEXT } from '../../../src/storage/contracts/change-log.js'
 
-// PostgreSQL stores the creates of one event-loop turn with one multi-row INSERT (group insert).
+// PostgreSQL databases the creates of one event-loop turn with one multi-row INSERT (group insert).
 describe('PostgreSQL group insert', { skip: postgresSkipReason }, () => {
   let database: Database
   let cleanup: () => Promise<void>
@@ -28,7 +28,7 @@ describe('PostgreSQL group insert', { skip: postgresSkipReason }, () => {
   })
 
   test('a create the database refuses fails alone: the others of its batch are stored', async () => {
-    // A NUL character passes no HTTP validation (400); given to the store directly, PostgreSQL refuses it.
+    // A NUL character passes no HTTP validation (400); given to the storage directly, PostgreSQL refuses it.
     const results = await Promise.allSettled([
       database.books.create({ title: 'Before', author: 'A', year: 1 }, UNKNOWN_CHANGE_CONTEXT),
       database.books.create({ title: 'Bad\u0000title', author: 'A', year: 2 }, UNKNOWN_CHANGE_CONTEXT),

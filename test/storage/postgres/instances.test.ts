@@ -20,17 +20,17 @@ async function select<Row extends pg.QueryResultRow>(url: string, text: string, 
 }
 
 describe('migrations when several instances start at once [postgres]', { skip: postgresSkipReason }, () => {
-  test('eight stores opening one empty database at once: all open, the schema is migrated once', async () => {
+  test('eight databases opening one empty database at once: all open, the schema is migrated once', async () => {
     const database = await createPostgresDatabase()
     try {
-      const stores = await Promise.all(
+      const databases = await Promise.all(
         Array.from({ length: 8 }, () => PostgresDatabase.open(database.url, { poolSize: 2, startupTimeoutMs: 0 }))
       )
       const created = await Promise.all(
-        stores.map((store, i) => store.create({ title: `T${i}`, author: `A${i}`, year: 2000 + i }, UNKNOWN_CHANGE_CONTEXT))
+        databases.map((storage, i) => storage.books.create({ title: `T${i}`, author: `A${i}`, year: 2000 + i }, UNKNOWN_CHANGE_CONTEXT))
       )
       assert.equal(new Set(created.map((book) => book.id)).size, 8)
-      await Promise.all(stores.map((store) => store.close()))
+      await Promise.all(databases.map((storage) => storage.close()))
       const applied = await select<{ name: string }>(database.url, 'SELECT name FROM kysely_migration ORDER BY name')
       assert.deepEqual(applied.map((row) => row.name), [...MIGRATION_NAMES])
     } finally {

@@ -141,13 +141,13 @@ describe('PostgreSQL going silent (connections stay open, nothing answers) [in-p
   before(async () => {
     database = await createPostgresDatabase()
     proxy = await startProxy(postgresTarget())
-    const store = await PostgresDatabase.open(through(database.url, proxy.port), {
+    const storage = await PostgresDatabase.open(through(database.url, proxy.port), {
       poolSize: 2,
       startupTimeoutMs: 0,
       connectTimeoutMs: 2000,
       queryTimeoutMs: 2000
     })
-    app = await buildTestApp({}, store)
+    app = await buildTestApp({}, storage)
   })
 
   after(async () => {
@@ -193,8 +193,8 @@ describe('PostgreSQL pool shutdown', { skip: postgresSkipReason }, () => {
   test('closing the app drains the pool: every connection to the database is closed', async () => {
     const database = await createPostgresDatabase()
     try {
-      const store = await PostgresDatabase.open(database.url, { poolSize: 4, startupTimeoutMs: 0 })
-      const app = await buildTestApp({}, store)
+      const storage = await PostgresDatabase.open(database.url, { poolSize: 4, startupTimeoutMs: 0 })
+      const app = await buildTestApp({}, storage)
       const responses = await Promise.all(
         Array.from({ length: 8 }, (_, i) =>
           app.inject({ method: 'POST', url: '/book', headers: authHeaders(), payload: { title: `T${i}`, author: 'A', year: 2000 } })

@@ -91,11 +91,11 @@ describe('start-up against PostgreSQL', { skip: postgresSkipReason }, () => {
       assert.match((retries[0] as Error).message, /Connection terminated|not queryable/)
       await proxy.restore()
       await locker.query(`SELECT pg_advisory_unlock(${KYSELY_MIGRATION_LOCK_ID})`)
-      const store = await opening
+      const storage = await opening
       try {
-        assert.equal((await store.create({ title: 'Ubik', author: 'Philip K. Dick', year: 1969 }, UNKNOWN_CHANGE_CONTEXT)).title, 'Ubik')
+        assert.equal((await storage.books.create({ title: 'Ubik', author: 'Philip K. Dick', year: 1969 }, UNKNOWN_CHANGE_CONTEXT)).title, 'Ubik')
       } finally {
-        await store.close()
+        await storage.close()
       }
     } finally {
       await locker.end()

@@ -17,9 +17,9 @@ const BOOKS = [
   { title: 'The Left Hand of Darkness', author: 'Ursula K. Le Guin', year: 1969 }
 ]
 
-async function search(store: BookStore, q: string): Promise<string[]> {
+async function search(books: BookStore, q: string): Promise<string[]> {
   const titles: string[] = []
-  for await (const book of store.list({ search: parseSearch(q)! })) titles.push((book as Book).title)
+  for await (const book of books.list({ search: parseSearch(q)! })) titles.push((book as Book).title)
   return titles
 }
 
@@ -35,19 +35,19 @@ test('SQLite: a database with books from before 0009 gets the search index at st
   const directory = temporaryDirectory()
   const path = join(directory, 'books.db')
   try {
-    let store = await SqliteDatabase.open(path)
-    for (const book of BOOKS) await store.create(book, UNKNOWN_CHANGE_CONTEXT)
-    await store.close()
+    let storage = await SqliteDatabase.open(path)
+    for (const book of BOOKS) await storage.books.create(book, UNKNOWN_CHANGE_CONTEXT)
+    await storage.close()
     const db = new Database(path)
     db.exec(UNDO.sqlite)
     db.close()
-    store = await SqliteDatabase.open(path)
-    assert.deepEqual(await search(store, 'garcia'), ['Cien años de soledad'])
-    assert.deepEqual(await search(store, 'le guin'), ['The Left Hand of Darkness'])
-    await store.update(1, { title: 'Crónica de una muerte anunciada' }, UNKNOWN_CHANGE_CONTEXT)
-    assert.deepEqual(await search(store, 'cronica garcia'), ['Crónica de una muerte anunciada'])
-    assert.deepEqual(await search(store, 'soledad'), [])
-    await store.close()
+    storage = await SqliteDatabase.open(path)
+    assert.deepEqual(await search(storage.books, 'garcia'), ['Cien años de soledad'])
+    assert.deepEqual(await search(storage.books, 'le guin'), ['The Left Hand of Darkness'])
+    await storage.books.update(1, { title: 'Crónica de una muerte anunciada' }, UNKNOWN_CHANGE_CONTEXT)
+    assert.deepEqual(await search(storage.books, 'cronica garcia'), ['Crónica de una muerte anunciada'])
+    assert.deepEqual(await search(storage.books, 'soledad'), [])
+    await storage.close()
   } finally {
     removeDirectory(directory)
   }
@@ -56,18 +56,18 @@ test('SQLite: a database with books from before 0009 gets the search index at st
 test('PostgreSQL: a database with books from before 0009 gets the search columns and indexes at start-up', { skip: postgresSkipReason }, async () => {
   const database = await createPostgresDatabase()
   try {
-    let store = await PostgresDatabase.open(database.url, { poolSize: 2, startupTimeoutMs: 0 })
-    for (const book of BOOKS) await store.create(book, UNKNOWN_CHANGE_CONTEXT)
-    await store.close()
+    let storage = await PostgresDatabase.open(database.url, { poolSize: 2, startupTimeoutMs: 0 })
+    for (const book of BOOKS) await storage.books.create(book, UNKNOWN_CHANGE_CONTEXT)
+    await storage.close()
     const client = new pg.Client({ connectionString: database.url })
     await client.connect()
     await client.query(UNDO.postgres)
     await client.end()
-    store = await PostgresDatabase.open(database.url, { poolSize: 2, startupTimeoutMs: 0 })
-    assert.deepEqual(await search(store, 'garcia'), ['Cien años de soledad'])
-    await store.update(1, { title: 'Crónica de una muerte anunciada' }, UNKNOWN_CHANGE_CONTEXT)
-    assert.deepEqual(await search(store, 'cronica garcia'), ['Crónica de una muerte anunciada'])
-    await store.close()
+    storage = await PostgresDatabase.open(database.url, { poolSize: 2, startupTimeoutMs: 0 })
+    assert.deepEqual(await search(storage.books, 'garcia'), ['Cien años de soledad'])
+    await storage.books.update(1, { title: 'Crónica de una muerte anunciada' }, UNKNOWN_CHANGE_CONTEXT)
+    assert.deepEqual(await search(storage.books, 'cronica garcia'), ['Crónica de una muerte anunciada'])
+    await storage.close()
     const check = new pg.Client({ connectionString: database.url })
     await check.connect()
     const { rows } = await check.query<{ indexname: string }>("SELECT indexname FROM pg_indexes WHERE tablename = 'books' AND indexname LIKE '%search_trgm' ORDER BY 1")

@@ -23,7 +23,7 @@ function claimAt(key: string, nowMs: number, fingerprint = 'f1'): IdempotencyCla
 }
 
 /**
- * What every instance shares through the database (two stores on one database stand for two
+ * What every instance shares through the database (two databases on one database stand for two
  * instances or processes), and the 24 h expiry.
  */
 async function assertSharedAndExpiring(first: BookStore, second: BookStore) {
@@ -50,7 +50,7 @@ describe('Idempotency-Key answers in the database', () => {
   const directories: string[] = []
   after(() => directories.forEach(removeDirectory))
 
-  test('SQLite: two stores on one file share the answers; they expire after 24 h', async () => {
+  test('SQLite: two databases on one file share the answers; they expire after 24 h', async () => {
     const directory = temporaryDirectory()
     directories.push(directory)
     const path = join(directory, 'books.db')

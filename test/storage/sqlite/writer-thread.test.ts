@@ -54,8 +54,8 @@ test('a SQLite file commits on its writer thread: concurrent writes all answered
 test('a write whose statement fails is answered 500 alone; the rest of its batch is stored', async () => {
   const directory = temporaryDirectory()
   try {
-    const store = await SqliteDatabase.open(join(directory, 'books.db'))
-    const app = await buildTestApp({}, store)
+    const storage = await SqliteDatabase.open(join(directory, 'books.db'))
+    const app = await buildTestApp({}, storage)
     // A title the schema accepts but a CHECK added behind the service's back refuses.
     const { default: Database } = await import('better-sqlite3')
     const db = new Database(join(directory, 'books.db'))
@@ -79,24 +79,24 @@ test('a write whose statement fails is answered 500 alone; the rest of its batch
 test('another process holding the write lock longer than the busy timeout: the writes wait their turn, none fails', async () => {
   const directory = temporaryDirectory()
   const path = join(directory, 'books.db')
-  const store = await SqliteDatabase.open(path)
+  const storage = await SqliteDatabase.open(path)
   // Another connection (as another process would) takes the write lock and keeps it past BUSY_TIMEOUT_MS.
   const other = new Database(path)
   try {
     other.exec('BEGIN IMMEDIATE')
     other.prepare("INSERT INTO books (title, author, year) VALUES ('Theirs', 'Other', 1)").run()
     let settled = false
-    const writes = Promise.all([1, 2, 3].map((n) => store.create({ title: `Mine ${n}`, author: 'A', year: n }, UNKNOWN_CHANGE_CONTEXT))).finally(() => (settled = true))
+    const writes = Promise.all([1, 2, 3].map((n) => storage.books.create({ title: `Mine ${n}`, author: 'A', year: n }, UNKNOWN_CHANGE_CONTEXT))).finally(() => (settled = true))
     // Past two busy timeouts: a batch and its savepoint retry would both have given up by then.
     await new Promise((resolve) => setTimeout(resolve, 2 * BUSY_TIMEOUT_MS + 1000))
     assert.equal(settled, false, 'the writes wait while the lock is held')
     other.exec('COMMIT')
     const books = await writes
     assert.deepEqual(books.map((book) => book.title), ['Mine 1', 'Mine 2', 'Mine 3'])
-    assert.deepEqual((await store.changes.changesAfter(0, 10)).map((change) => change.book?.title), ['Theirs', 'Mine 1', 'Mine 2', 'Mine 3'])
+    assert.deepEqual((await storage.changes.changesAfter(0, 10)).map((change) => change.book?.title), ['Theirs', 'Mine 1', 'Mine 2', 'Mine 3'])
   } finally {
     other.close()
-    await store.close()
+    await storage.close()
     removeDirectory(directory)
   }
 })
