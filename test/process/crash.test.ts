@@ -15,7 +15,7 @@ import { BookWorkload } from '../support/workload.js'
  * moment; every acknowledged write must be there after a restart. `npm run test:crash` runs the
  * full form (CRASH_ROUNDS=50); `npm test` runs the short form.
  */
-const ROUNDS = Number(process.env.CRASH_ROUNDS ?? 5)
+const ROUNDS = Number(process.env.CRASH_ROUNDS ?? 3)
 /** SIGTERM rounds: a fifth of the kill rounds, at least 2. */
 const TERM_ROUNDS = Math.max(2, Math.round(ROUNDS / 5))
 const CONNECTIONS = 50

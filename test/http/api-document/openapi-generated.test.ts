@@ -74,6 +74,8 @@ function arbitraryOf(schema: JsonSchema): fc.Arbitrary<unknown> {
 const ajv = new Ajv({ strict: false })
 const auth = authHeaders()
 const runsFor = (engine: string) => Number(process.env.GENERATED_RUNS ?? (engine === 'sqlite' ? 60 : 15))
+/** Login runs are a third of that (at least 5): each is two scrypt hashes (~0.2 s each, src/auth/password.ts). */
+const loginRunsFor = (engine: string) => Math.max(5, Math.ceil(runsFor(engine) / 3))
 
 /** The JSON body schema of an operation. */
 const bodySchema = (operation: Operation) => operation.requestBody!.content['application/json'].schema
@@ -156,7 +158,7 @@ describeEachEngine(
           const real = await app().inject({ method: 'POST', url: '/login', payload: { ...(body as object), username: 'admin', password: TEST_PASSWORD } })
           assert.equal(real.statusCode, 200, real.body)
         }),
-        { numRuns: runsFor(engine) }
+        { numRuns: loginRunsFor(engine) }
       )
       for (const path of ['/healthz', '/readyz']) assert.equal((await app().inject({ url: path })).statusCode, 200)
     })
