@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
-import { StorageUnavailableError } from '../../storage/contracts/book-store.js'
+import { StorageUnavailableError } from '../../storage/contracts/database.js'
 import type { Database } from '../../storage/contracts/database.js'
 import { errorEnvelope } from '../envelope.js'
 import { Messages, defaultMessageFor } from '../messages.js'

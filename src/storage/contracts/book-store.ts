@@ -9,8 +9,8 @@ import type { HistoryPage, RestoreOutcome } from '../sql/book-history.js'
  * each engine's database (sqlite/store.ts, postgres/store.ts).
  *
  * Every write resolves only once the change is durable (committed and on disk), so a 2xx built on
- * it survives a crash (docs/contract.md "Everything else"). Methods reject with {@link
- * StorageUnavailableError} when the storage cannot be reached; any other rejection is an unexpected
+ * it survives a crash (docs/contract.md "Everything else"). Methods reject with
+ * `StorageUnavailableError` (./database.ts) when the storage cannot be reached; any other rejection is an unexpected
  * failure. Every write takes the {@link ChangeContext} its change-log rows record (who, which request).
  */
 export interface BookStore {
@@ -98,11 +98,6 @@ export type BookWriteOutcome<T extends object = object> = ({ status: 'written' }
  * version never reaches a response body; it makes the book's `ETag` (src/routes/books/etag.ts).
  */
 export type VersionedBook = Book & { version: number }
-
-/** The storage cannot be reached right now; answered 503 `Service unavailable`. */
-export class StorageUnavailableError extends Error {
-  override name = 'StorageUnavailableError'
-}
 
 /** How many rows one page of {@link BookStore.list} reads at a time. */
 export const LIST_PAGE_SIZE = 1000

@@ -76,7 +76,7 @@ export interface ChangeLogHorizon {
  * later reader (history, webhooks) are built on. Every process and instance on the database sees
  * the same log.
  *
- * Methods reject with `StorageUnavailableError` (src/storage/contracts/book-store.ts) when the storage
+ * Methods reject with `StorageUnavailableError` (src/storage/contracts/database.ts) when the storage
  * cannot be reached.
  */
 export interface ChangeLog {

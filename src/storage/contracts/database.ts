@@ -1,5 +1,5 @@
 import type { AccountStore } from './account-store.js'
-import type { BookStore, StorageUnavailableError } from './book-store.js'
+import type { BookStore } from './book-store.js'
 import type { ChangeLog } from './change-log.js'
 import type { LoginAttempts } from './login-attempts.js'
 import type { WebhookStore } from './webhook-store.js'
@@ -37,4 +37,9 @@ export interface Database {
   unavailableFor?(error: unknown): StorageUnavailableError | undefined
   /** Finishes pending writes and releases the storage (files, connections). */
   close(): Promise<void>
+}
+
+/** The storage cannot be reached right now; answered 503 `Service unavailable`. */
+export class StorageUnavailableError extends Error {
+  override name = 'StorageUnavailableError'
 }

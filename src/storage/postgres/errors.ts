@@ -1,4 +1,4 @@
-import { StorageUnavailableError } from '../contracts/book-store.js'
+import { StorageUnavailableError } from '../contracts/database.js'
 
 /** Node and PostgreSQL error codes that mean "the database cannot be reached right now". */
 const UNREACHABLE_CODES = new Set([

@@ -1,5 +1,5 @@
 import type { Book, BookInput } from '../../book/schema.js'
-import { StorageUnavailableError } from '../contracts/book-store.js'
+import { StorageUnavailableError } from '../contracts/database.js'
 import { insertValues } from '../sql/books.js'
 import type { ChangeContext } from '../contracts/change-log.js'
 import { contextObject } from '../sql/change-log.js'

@@ -1,5 +1,5 @@
 import type pg from 'pg'
-import { StorageUnavailableError } from '../contracts/book-store.js'
+import { StorageUnavailableError } from '../contracts/database.js'
 import { classified } from './errors.js'
 
 /** Runs one statement of a transaction, with its values; resolves with the rows. */

@@ -1,4 +1,4 @@
-import { StorageUnavailableError } from '../contracts/book-store.js'
+import { StorageUnavailableError } from '../contracts/database.js'
 
 /**
  * SQLite result codes of a database file whose contents are not a database any more: emptied

@@ -2,7 +2,7 @@ import { Worker } from 'node:worker_threads'
 import type Database from 'better-sqlite3'
 import type { ChangeLogRetention } from '../retention.js'
 import { changeLogTrimmer } from './change-log.js'
-import { StorageUnavailableError } from '../contracts/book-store.js'
+import { StorageUnavailableError } from '../contracts/database.js'
 import { groupCommit, toError, type WriteError, type WriteOp, type WriteOutcome } from './group-commit.js'
 
 interface WriteJob {
