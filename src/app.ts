@@ -34,7 +34,7 @@ import { webPageRoutes } from './routes/web-page.js'
 import { webhooksRoutes } from './routes/webhooks.js'
 import { WebhookDispatcher } from './webhooks/dispatcher.js'
 import type { Database } from './storage/contracts/database.js'
-import { trimLoginCounters } from './storage/retention.js'
+import { startRetention } from './storage/retention.js'
 
 /** Largest request body accepted, in bytes (1 MiB); larger ones get 413. */
 export const BODY_LIMIT_BYTES = 1024 * 1024
@@ -159,12 +159,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     attemptsPerAddress: config.LOGIN_RATE_LIMIT,
     failuresPerAccount: config.LOGIN_ACCOUNT_FAILURE_LIMIT
   })
-  // The counters whose window ended, removed once a window while the app runs (storage/retention.ts).
-  let stopLoginCounterTrim: (() => void) | undefined
+  // The expired Idempotency-Key answers and the ended login counters, trimmed while the app runs
+  // (storage/retention.ts), from when it is ready until it closes.
+  let stopRetention: (() => void) | undefined
   app.addHook('onReady', async () => {
-    stopLoginCounterTrim = trimLoginCounters(database.loginAttempts, LOGIN_WINDOW_MS, app.log)
+    stopRetention = startRetention(database, LOGIN_WINDOW_MS, app.log)
   })
-  app.addHook('preClose', async () => stopLoginCounterTrim?.())
+  app.addHook('preClose', async () => stopRetention?.())
   // Any role changes its own password (docs/accounts.md "Accounts and roles"); wrong ones count as failed logins.
   await app.register(ownPasswordRoute, { accounts: database.accounts, authenticate: createAuthHook(verify, 'read', generations), limits: loginLimits, generations })
   await app.register(webhooksRoutes, {

@@ -1,4 +1,5 @@
 import type { BookStore } from './contracts/book-store.js'
+import type { Database } from './contracts/database.js'
 import type { LoginAttempts } from './contracts/login-attempts.js'
 import { IDEMPOTENCY_TTL_MS } from './sql/idempotency.js'
 
@@ -72,10 +73,17 @@ export interface ChangeLogOptions {
 /** How often each process removes expired `Idempotency-Key` answers, in milliseconds (they are never replayed once expired, removed or not). */
 export const IDEMPOTENCY_TRIM_INTERVAL_MS = 60 * 60 * 1000
 
-/** Where the idempotency trim reports (a pino logger, such as Fastify's). */
+/** Where the trims report (a pino logger, such as Fastify's). */
 export interface TrimLogger {
   info(fields: object, message: string): void
   warn(fields: object, message: string): void
+}
+
+/** Runs `trim` now and then every `intervalMs` ms in the background (the timer keeps no process alive); returns its stop. */
+function every(intervalMs: number, trim: () => void): () => void {
+  trim()
+  const trimTimer = setInterval(trim, intervalMs).unref()
+  return () => clearInterval(trimTimer)
 }
 
 /**
@@ -86,15 +94,12 @@ export interface TrimLogger {
  * @returns stops the trim.
  */
 export function trimIdempotencyKeysHourly(books: Pick<BookStore, 'trimIdempotencyKeys'>, logger: TrimLogger): () => void {
-  const trim = () => {
+  return every(IDEMPOTENCY_TRIM_INTERVAL_MS, () => {
     books.trimIdempotencyKeys(new Date(Date.now() - IDEMPOTENCY_TTL_MS).toISOString()).then(
       (removed) => removed > 0 && logger.info({ removed }, 'expired idempotency keys removed'),
       (error: unknown) => logger.warn({ err: error }, 'removing expired idempotency keys failed; tried again in an hour')
     )
-  }
-  trim()
-  const trimTimer = setInterval(trim, IDEMPOTENCY_TRIM_INTERVAL_MS).unref()
-  return () => clearInterval(trimTimer)
+  })
 }
 
 /**
@@ -107,10 +112,19 @@ export function trimIdempotencyKeysHourly(books: Pick<BookStore, 'trimIdempotenc
  * @returns stops the trim.
  */
 export function trimLoginCounters(attempts: Pick<LoginAttempts, 'forgetBefore'>, windowMs: number, logger: TrimLogger): () => void {
-  const trim = () => {
+  return every(windowMs, () => {
     attempts.forgetBefore(Date.now() - windowMs).catch((error: unknown) => logger.warn({ err: error }, 'removing ended login counters failed; tried again at the next round'))
-  }
-  trim()
-  const trimTimer = setInterval(trim, windowMs).unref()
-  return () => clearInterval(trimTimer)
+  })
+}
+
+/**
+ * Starts the trims a process runs beside the change log's own (which each store runs): the
+ * expired `Idempotency-Key` answers, hourly, and the ended login counters, once a login window.
+ *
+ * @param loginWindowMs the login counters' window, in ms (`LOGIN_WINDOW_MS`).
+ * @returns stops both.
+ */
+export function startRetention(database: Pick<Database, 'books' | 'loginAttempts'>, loginWindowMs: number, logger: TrimLogger): () => void {
+  const stops = [trimIdempotencyKeysHourly(database.books, logger), trimLoginCounters(database.loginAttempts, loginWindowMs, logger)]
+  return () => stops.forEach((stop) => stop())
 }

@@ -1,8 +1,13 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { loadConfig } from '../../src/config.js'
+import { UNKNOWN_CHANGE_CONTEXT } from '../../src/storage/contracts/change-log.js'
 import { DEFAULT_RETENTION, trimLoginCounters, trimThrough } from '../../src/storage/retention.js'
+import { IDEMPOTENCY_TTL_MS } from '../../src/storage/sql/idempotency.js'
 import { SqliteDatabase } from '../../src/storage/sqlite/store.js'
+import { LOGIN_WINDOW_MS } from '../../src/auth/login-limits.js'
+import { buildTestApp } from '../support/app.js'
+import { dune } from '../support/books.js'
 
 const NOW = Date.parse('2026-06-01T12:00:00.000Z')
 /** A row committed `secondsAgo` before {@link NOW}. */
@@ -100,6 +105,30 @@ describe('the trim of ended login counters', () => {
       assert.deepEqual(warnings, Array(2).fill('removing ended login counters failed; tried again at the next round'))
     } finally {
       stop()
+    }
+  })
+})
+
+describe('the retention jobs of a running app', () => {
+  test('once ready, the app removes expired Idempotency-Key answers and ended login counters; closed, it stops', async (t) => {
+    const start = Date.now()
+    const database = await SqliteDatabase.open(':memory:')
+    const old = start - IDEMPOTENCY_TTL_MS - 5000
+    const claim = { subject: '"alice"', key: 'old', fingerprint: 'f1', now: new Date(old).toISOString(), expiredBefore: new Date(old - IDEMPOTENCY_TTL_MS).toISOString() }
+    await database.books.createIdempotent(dune, claim, UNKNOWN_CHANGE_CONTEXT)
+    await database.loginAttempts.add(['ended'], start - 2 * LOGIN_WINDOW_MS, LOGIN_WINDOW_MS)
+    const counted = async () => (await database.loginAttempts.counts(['ended'], start - 2 * LOGIN_WINDOW_MS + 1, LOGIN_WINDOW_MS))[0]!.attempts
+    assert.equal(await counted(), 1)
+    t.mock.timers.enable({ apis: ['setInterval'] })
+    const app = await buildTestApp({}, database)
+    try {
+      // Both trims start when the app is ready, each first at once: nothing expired is left.
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      assert.equal(await database.books.trimIdempotencyKeys(new Date(start - IDEMPOTENCY_TTL_MS).toISOString()), 0, 'the expired answer was removed by the app')
+      assert.equal(await counted(), 0, 'the ended counter was removed by the app')
+    } finally {
+      await app.close()
+      t.mock.timers.reset()
     }
   })
 })

@@ -1,12 +1,11 @@
 import { createHash } from 'node:crypto'
-import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyRequest } from 'fastify'
 import Type from 'typebox'
 import { tokenSubject } from '../../auth/auth-hook.js'
 import type { Book, BookInput } from '../../book/schema.js'
 import { HttpError } from '../../http/errors/http-error.js'
 import { Messages } from '../../http/messages.js'
 import type { BookStore } from '../../storage/contracts/book-store.js'
-import { trimIdempotencyKeysHourly } from '../../storage/retention.js'
 import { IDEMPOTENCY_TTL_MS, type IdempotencyClaim } from '../../storage/sql/idempotency.js'
 import { changeContextOf } from './change-context.js'
 
@@ -93,16 +92,4 @@ function claimOf(subject: string, key: string, input: BookInput, nowMs: number):
     now: new Date(nowMs).toISOString(),
     expiredBefore: new Date(nowMs - IDEMPOTENCY_TTL_MS).toISOString()
   }
-}
-
-/**
- * Runs the hourly trim of expired `Idempotency-Key` answers (storage/retention.ts) while `app`
- * runs: from when it is ready until it closes.
- */
-export function trimExpiredKeys(app: FastifyInstance, books: BookStore, log: FastifyBaseLogger): void {
-  let stop: (() => void) | undefined
-  app.addHook('onReady', async () => {
-    stop = trimIdempotencyKeysHourly(books, log)
-  })
-  app.addHook('preClose', async () => stop?.())
 }

@@ -6,7 +6,6 @@ import type { BookStore } from '../../storage/contracts/book-store.js'
 import { changeFeedHandler, type ChangeFeedRouteOptions } from './changes.js'
 import { bookHandlers } from './handlers.js'
 import { historyHandlers, historyRouteSchemas } from './history.js'
-import { trimExpiredKeys } from './idempotency.js'
 import { bookRouteSchemas, createdBookLinks } from './schemas.js'
 
 /** Options of the {@link booksRoutes} plugin. */
@@ -35,7 +34,6 @@ export async function booksRoutes(app: FastifyInstance, options: BooksOptions): 
   if (authenticate) guardEveryRoute(api, authenticate)
   const schemas = bookRouteSchemas()
   const handlers = bookHandlers(books)
-  trimExpiredKeys(app, books, app.log)
 
   api.post('/book', { attachValidation: true, links: { 201: createdBookLinks }, schema: schemas.create }, handlers.createBook)
   api.get('/books', { schema: schemas.list }, handlers.listBooks)
