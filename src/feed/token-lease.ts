@@ -1,4 +1,4 @@
-import { tokenFromHeader } from '../auth/auth-hook.js'
+import { tokenFromHeader } from '../http/pipeline/auth-hook.js'
 import type { TokenGenerations } from '../auth/token-generations.js'
 import { GENERATION_CLAIM, type Claims } from '../auth/tokens.js'
 
@@ -20,7 +20,7 @@ export interface TokenLease {
 
 /**
  * Makes the function that reads the lease of an `Authorization` header the bearer hook
- * (src/auth/auth-hook.ts) has already accepted: its `exp`, and for a POST /login token the
+ * (http/pipeline/auth-hook.ts) has already accepted: its `exp`, and for a POST /login token the
  * revocation check of {@link TokenGenerations}, and the subject its streams count against. A
  * header it cannot read gives an empty lease (the hook decides who gets in, not this).
  */

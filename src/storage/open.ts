@@ -3,13 +3,13 @@ import type { AccountStore } from './contracts/account-store.js'
 import type { BookTransfer } from './contracts/book-transfer.js'
 import type { Database } from './contracts/database.js'
 import { engineOf } from './contracts/engine.js'
-import type { PostgresOptions } from './postgres/connection.js'
-import { sqliteAccountStore } from './sqlite/accounts.js'
-import { openMigrated } from './sqlite/connection.js'
-import { SqliteDatabase } from './sqlite/store.js'
-import { SqliteBookTransfer } from './sqlite/transfer.js'
-import { sqliteWebhookStore } from './sqlite/webhooks.js'
-import { changeLogStatements, type HorizonRow } from './sql/change-log.js'
+import type { PostgresOptions } from './postgres/postgres-connection.js'
+import { sqliteAccountStore } from './sqlite/sqlite-account-store.js'
+import { openMigrated } from './sqlite/sqlite-connection.js'
+import { SqliteDatabase } from './sqlite/sqlite-database.js'
+import { SqliteBookTransfer } from './sqlite/sqlite-book-transfer.js'
+import { sqliteWebhookStore } from './sqlite/sqlite-webhook-store.js'
+import { changeLogStatements, type HorizonRow } from './sql/change-log-statements.js'
 import type { WebhookStore } from './contracts/webhook-store.js'
 
 /*
@@ -53,7 +53,7 @@ export async function openDatabase(
 ): Promise<Database> {
   const retention = { maxAgeSeconds: config.CHANGE_LOG_MAX_AGE, maxRows: config.CHANGE_LOG_MAX_ROWS }
   if (engineOf(config.DATABASE_URL) === 'sqlite') return SqliteDatabase.open(config.DATABASE_URL, { retention, onWriteHealth })
-  const { PostgresDatabase } = await import('./postgres/store.js')
+  const { PostgresDatabase } = await import('./postgres/postgres-database.js')
   return PostgresDatabase.open(config.DATABASE_URL, { ...postgresOptions(config, onRetry), onConnectionError, retention, onWriteHealth })
 }
 
@@ -79,8 +79,8 @@ export async function openAccounts(config: DatabaseSettings, onRetry?: RetryList
       }
     }
   }
-  const { openPool, QUERY_TIMEOUT_MS } = await import('./postgres/connection.js')
-  const { postgresAccountStore } = await import('./postgres/accounts.js')
+  const { openPool, QUERY_TIMEOUT_MS } = await import('./postgres/postgres-connection.js')
+  const { postgresAccountStore } = await import('./postgres/postgres-account-store.js')
   const pool = await openPool(config.DATABASE_URL, postgresOptions(config, onRetry))
   return { accounts: postgresAccountStore(pool, QUERY_TIMEOUT_MS), close: () => pool.end() }
 }
@@ -98,7 +98,7 @@ export async function migrateDatabase(config: DatabaseSettings, onRetry?: RetryL
     db.close()
     return
   }
-  const { openPool } = await import('./postgres/connection.js')
+  const { openPool } = await import('./postgres/postgres-connection.js')
   await (await openPool(config.DATABASE_URL, postgresOptions(config, onRetry))).end()
 }
 
@@ -113,7 +113,7 @@ export async function migrateDatabase(config: DatabaseSettings, onRetry?: RetryL
 export async function openTransfer(config: DatabaseSettings, options: { migrate: boolean; onRetry?: RetryListener }): Promise<BookTransfer> {
   const url = config.DATABASE_URL
   if (engineOf(url) === 'sqlite') return options.migrate ? SqliteBookTransfer.openMigrated(url) : SqliteBookTransfer.open(url)
-  const { PostgresBookTransfer } = await import('./postgres/transfer.js')
+  const { PostgresBookTransfer } = await import('./postgres/postgres-book-transfer.js')
   return options.migrate ? PostgresBookTransfer.openMigrated(url, postgresOptions(config, options.onRetry)) : PostgresBookTransfer.open(url)
 }
 
@@ -143,8 +143,8 @@ export async function openWebhooks(config: DatabaseSettings, onRetry?: RetryList
       }
     }
   }
-  const { openPool, QUERY_TIMEOUT_MS } = await import('./postgres/connection.js')
-  const { postgresWebhookStore } = await import('./postgres/webhooks.js')
+  const { openPool, QUERY_TIMEOUT_MS } = await import('./postgres/postgres-connection.js')
+  const { postgresWebhookStore } = await import('./postgres/postgres-webhook-store.js')
   const pool = await openPool(config.DATABASE_URL, postgresOptions(config, onRetry))
   return {
     webhooks: postgresWebhookStore(pool, QUERY_TIMEOUT_MS),

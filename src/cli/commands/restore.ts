@@ -1,6 +1,6 @@
 import { Command } from 'commander'
 import { engineOf } from '../../storage/contracts/engine.js'
-import { BackupError, restoreSqlite } from '../../storage/sqlite/backup.js'
+import { BackupError, restoreSqlite } from '../../storage/sqlite/sqlite-backup.js'
 import { configOrExit, fail } from '../exit.js'
 import { CONFIGURATION_HELP } from '../help.js'
 import { bookCount } from '../progress.js'

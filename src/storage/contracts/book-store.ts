@@ -1,12 +1,12 @@
 import type { BookFilter, BookQuery } from '../../book/query.js'
 import type { Book, BookInput, BookPatch } from '../../book/schema.js'
 import type { ChangeContext } from './change-log.js'
-import type { IdempotencyClaim, IdempotentCreate } from '../sql/idempotency.js'
-import type { HistoryPage, RestoreOutcome } from '../sql/book-history.js'
+import type { IdempotencyClaim, IdempotentCreate } from '../sql/idempotency-statements.js'
+import type { HistoryPage, RestoreOutcome } from '../sql/book-history-statements.js'
 
 /**
  * Where books live: the book operations of a `Database` (./database.ts: `database.books`). Implemented by
- * each engine's database (sqlite/store.ts, postgres/store.ts).
+ * each engine's database (sqlite/sqlite-database.ts, postgres/postgres-database.ts).
  *
  * Every write resolves only once the change is durable (committed and on disk), so a 2xx built on
  * it survives a crash (docs/contract.md "Everything else"). Methods reject with

@@ -1,5 +1,5 @@
 import { usernameKey, type Account, type Role } from '../../account/schema.js'
-import type { AccountStatements } from './accounts.js'
+import type { AccountStatements } from './account-statements.js'
 import {
   LAST_ADMIN,
   newGeneration,
@@ -42,7 +42,7 @@ async function demotesLastAdmin(statements: AccountStatements, account: Account,
 
 /**
  * The {@link AccountStore} of both engines: the rules of accounts written once over an engine's
- * statements and transaction (the `sqlite/` and `postgres/` `accounts.ts`). A username is one
+ * statements and transaction (the `sqlite/` and `postgres/` `sqlite-account-store.ts and postgres-account-store.ts`). A username is one
  * account whatever its case; every create or change draws a new token generation; and no write
  * leaves the database without an admin: the check and the write it guards are one transaction.
  */
