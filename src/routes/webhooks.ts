@@ -199,7 +199,7 @@ export async function webhooksRoutes(app: FastifyInstance, options: WebhooksOpti
     {
       attachValidation: true,
       schema: {
-        tags, operationId: 'replayWebhook', summary: 'Send the changes after a position again (admin)',
+        tags, operationId: 'replayWebhook', summary: 'Send the changes after a sequence number again (admin)',
         description: 'Every change after `after` (exclusive) that the change log still keeps is sent again, in order, with the same `webhook-id`s. A disabled endpoint receives them once enabled.',
         params: WebhookParams,
         body: ReplayInput,

@@ -120,7 +120,7 @@ export async function openTransfer(config: DatabaseSettings, options: { migrate:
 /** The webhooks of a database opened for them alone, the change log's head, and how to close it. */
 export interface OpenedWebhooks {
   webhooks: WebhookStore
-  /** The highest change-log number committed so far: a new endpoint's position. */
+  /** The highest change-log number committed so far: a new endpoint's `seq`. */
   lastSeq(): Promise<number>
   close(): Promise<void>
 }

@@ -17,7 +17,7 @@ export function newEndpoint(
 ): Omit<WebhookEndpoint, 'revision'> {
   return {
     id: randomUUID(), url: input.url, events: [...(input.events ?? ALL_EVENTS)], description: input.description ?? null, enabled: true,
-    disabledReason: null, secret: newSecret(), previousSecret: null, previousSecretUntil: null, createdAt: new Date().toISOString(), position: lastSeq
+    disabledReason: null, secret: newSecret(), previousSecret: null, previousSecretUntil: null, createdAt: new Date().toISOString(), seq: lastSeq
   }
 }
 

@@ -34,7 +34,7 @@ function endpointOf(row: EndpointRow): WebhookEndpoint {
     id: row.id, url: row.url, events: JSON.parse(row.events) as ChangeOperation[], description: row.description,
     enabled: row.enabled === true || Number(row.enabled) === 1, disabledReason: row.disabled_reason, secret: row.secret,
     previousSecret: row.previous_secret, previousSecretUntil: nullableNumber(row.previous_secret_until), createdAt: row.created_at,
-    position: Number(row.position), revision: Number(row.revision)
+    seq: Number(row.position), revision: Number(row.revision)
   }
 }
 
@@ -55,7 +55,7 @@ const CHANGE_COLUMNS: Record<keyof EndpointChange, [string, (value: never) => un
   secret: ['secret', (value: string) => value],
   previousSecret: ['previous_secret', (value: string | null) => value],
   previousSecretUntil: ['previous_secret_until', (value: number | null) => value],
-  position: ['position', (value: number) => value]
+  seq: ['position', (value: number) => value]
 }
 
 /** The {@link WebhookStore} of either engine over its {@link WebhookSqlRunner}: the same SQL but for the placeholders. */
@@ -73,7 +73,7 @@ export class SqlWebhookStore implements WebhookStore {
     const p = this.marks(12)
     await this.run.changes(`INSERT INTO webhook_endpoints (${ENDPOINT_COLUMNS}) VALUES (${p.join(', ')})`, [
       endpoint.id, endpoint.url, JSON.stringify(endpoint.events), endpoint.description, endpoint.enabled ? 1 : 0, endpoint.disabledReason,
-      endpoint.secret, endpoint.previousSecret, endpoint.previousSecretUntil, endpoint.createdAt, endpoint.position, 1
+      endpoint.secret, endpoint.previousSecret, endpoint.previousSecretUntil, endpoint.createdAt, endpoint.seq, 1
     ])
   }
 
@@ -131,16 +131,16 @@ export class SqlWebhookStore implements WebhookStore {
     return rows.map(deliveryOf)
   }
 
-  async pending(endpointId: string, position: number): Promise<DeliveryRecord | undefined> {
+  async pending(endpointId: string, seq: number): Promise<DeliveryRecord | undefined> {
     const p = this.marks(2)
     const [row] = await this.run.rows<DeliveryRow>(
       `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE endpoint_id = ${p[0]} AND seq > ${p[1]} AND status = 'pending' ORDER BY seq, id DESC LIMIT 1`,
-      [endpointId, position]
+      [endpointId, seq]
     )
     return row === undefined ? undefined : deliveryOf(row)
   }
 
-  async record(outcomes: readonly DeliveryOutcome[], positions: readonly { id: string; revision: number; position: number }[]): Promise<number[]> {
+  async record(outcomes: readonly DeliveryOutcome[], seqs: readonly { id: string; revision: number; seq: number }[]): Promise<number[]> {
     const insert = this.marks(10)
     const update = this.marks(7)
     const advance = this.marks(4)
@@ -156,9 +156,9 @@ export class SqlWebhookStore implements WebhookStore {
               values: [outcome.attempt, outcome.status, outcome.httpStatus, outcome.error, outcome.at, outcome.nextAttemptAt, outcome.id]
             }
       ),
-      ...positions.map(({ id, revision, position }) => ({
+      ...seqs.map(({ id, revision, seq }) => ({
         sql: `UPDATE webhook_endpoints SET position = ${advance[0]} WHERE id = ${advance[1]} AND revision = ${advance[2]} AND position < ${advance[3]}`,
-        values: [position, id, revision, position]
+        values: [seq, id, revision, seq]
       }))
     ]
     if (statements.length === 0) return []
