@@ -131,9 +131,9 @@ export function historyHandlers(books: BookStore) {
       const size = limit === undefined ? undefined : Number(limit)
       let before = HISTORY_START
       if (after !== undefined) {
-        const seq = decodeHistoryCursor(after)
-        if (seq === undefined) throw new HttpError(400, Messages.invalidInput)
-        before = seq
+        const key = decodeHistoryCursor(after)
+        if (key === undefined) throw new HttpError(400, Messages.invalidInput)
+        before = key
       }
       const id = parseBookId(request.params.id)
       if (id === undefined) throw bookNotFound()

@@ -122,17 +122,17 @@ export function parseListParameters(raw: ListParameters): Listing | undefined {
   }
   if (parameters.after !== undefined) {
     if (relevance) {
-      const cursor = decodeRelevanceCursor(parameters.after)
-      if (!cursor) throw invalidInput()
-      query.after = cursor
+      const position = decodeRelevanceCursor(parameters.after)
+      if (!position) throw invalidInput()
+      query.after = position
     } else if (field === 'id') {
       const id = parseDecimalId(parameters.after)
       if (id === undefined) throw invalidInput()
       query.after = { key: id, id }
     } else {
-      const cursor = decodeCursor(parameters.after, sort, field)
-      if (!cursor) throw invalidInput()
-      query.after = cursor
+      const position = decodeCursor(parameters.after, sort, field)
+      if (!position) throw invalidInput()
+      query.after = position
     }
   }
   return { query, limit, count: parameters.count === 'true', parameters }

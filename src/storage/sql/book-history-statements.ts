@@ -23,10 +23,10 @@ export interface HistoryEntry {
   book: Book | null
 }
 
-/** One page of a history, and the position its next page starts after (when more follow). */
+/** One page of a history, and the history key its next page starts below (when more follow). */
 export interface HistoryPage {
   entries: HistoryEntry[]
-  /** The change-log number of the page's last entry, when more entries follow (the next page's `after`). */
+  /** The history key of the page's last entry, when more entries follow (the next page's `after` cursor encodes it). */
   next?: number
 }
 
@@ -44,11 +44,11 @@ export type RestoreOutcome =
 /** A row of the history statements (ids and numbers as JavaScript numbers once read). */
 export interface HistoryRow {
   /**
-   * The row's place in its book's history: `seq` on SQLite; `change_id` on PostgreSQL, which is
+   * The row's history key, its place in its book's history: `seq` on SQLite; `change_id` on PostgreSQL, which is
    * drawn when the row is written, so a change is in its book's history as soon as it commits,
    * before the sequencer numbers it (docs/change-feed.md "Change log"). Either grows with each change of a book.
    */
-  position: number
+  history_key: number
   operation: 'created' | 'updated' | 'deleted'
   version: number
   title: string | null
@@ -97,7 +97,7 @@ export function revivedVersion(last: { operation: string; version: number }): nu
  * The one description of the history's statements, for both engines (the log's table of
  * migration 0004; the indexes of migration 0008 make each a range read of
  * one book). Parameters, in order:
- * - `page`: book id, before position, limit: the book's rows below that position, newest first ({@link HistoryRow});
+ * - `page`: book id, before key, limit: the book's rows below that history key, newest first ({@link HistoryRow});
  * - `any`: book id: a row when the book has any history;
  * - `version`: book id, version: the title, author and year of the newest non-`deleted` row with that version;
  * - `last`: book id: the operation and version of the book's newest row;
@@ -106,16 +106,16 @@ export function revivedVersion(last: { operation: string; version: number }): nu
  */
 export function historyStatements(engine: Engine) {
   const [first, second, third] = placeholders(engine, 3)
-  // A book's rows in change order ({@link HistoryRow} `position`): PostgreSQL numbers `seq` after
+  // A book's rows in change order ({@link HistoryRow} `history_key`): PostgreSQL numbers `seq` after
   // commit, so a change just acknowledged may have none yet; its `change_id` is there at once.
-  const position = engine === 'postgres' ? 'change_id' : 'seq'
+  const historyKey = engine === 'postgres' ? 'change_id' : 'seq'
   return {
-    page: `SELECT ${position} AS position, operation, version, title, author, year, changed_at, actor, restored_from FROM book_changes
-      WHERE book_id = ${first} AND ${position} < ${second} ORDER BY ${position} DESC LIMIT ${third}`,
+    page: `SELECT ${historyKey} AS history_key, operation, version, title, author, year, changed_at, actor, restored_from FROM book_changes
+      WHERE book_id = ${first} AND ${historyKey} < ${second} ORDER BY ${historyKey} DESC LIMIT ${third}`,
     any: `SELECT 1 FROM book_changes WHERE book_id = ${first} LIMIT 1`,
     version: `SELECT title, author, year FROM book_changes
-      WHERE book_id = ${first} AND version = ${second} AND operation <> 'deleted' ORDER BY ${position} DESC LIMIT 1`,
-    last: `SELECT operation, version FROM book_changes WHERE book_id = ${first} ORDER BY ${position} DESC LIMIT 1`,
+      WHERE book_id = ${first} AND version = ${second} AND operation <> 'deleted' ORDER BY ${historyKey} DESC LIMIT 1`,
+    last: `SELECT operation, version FROM book_changes WHERE book_id = ${first} ORDER BY ${historyKey} DESC LIMIT 1`,
     revive: `INSERT INTO books (id, ${STORED_COLUMNS}, version)${engine === 'postgres' ? ' OVERRIDING SYSTEM VALUE' : ''}
       VALUES (${placeholders(engine, 7).join(', ')}) RETURNING ${VERSIONED_COLUMNS}`
   }
@@ -124,14 +124,14 @@ export function historyStatements(engine: Engine) {
 /** Highest version a stored row can hold (the `version` columns are 32-bit integers). */
 export const MAX_VERSION = 2_147_483_647
 
-/** The before-position of a history's first page: above every position the log can hold. */
+/** The before key of a history's first page: above every history key the log can hold. */
 export const HISTORY_START = Number.MAX_SAFE_INTEGER
 
 /**
  * Reads one page of a history with `readRows` (the `page` statement of {@link historyStatements}):
  * asks for one row more than `limit`, so the extra row tells whether another page follows.
  *
- * @param before the seq the page starts below ({@link HISTORY_START} for the first page).
+ * @param before the history key the page starts below ({@link HISTORY_START} for the first page).
  * @returns the page, or undefined when the book has no history at all (`hasAny` said so).
  */
 export async function readHistoryPage(
@@ -146,6 +146,6 @@ export async function readHistoryPage(
   const more = rows.length > limit
   if (more) rows.length = limit
   const page: HistoryPage = { entries: rows.map((row) => historyEntryOf(bookId, row)) }
-  if (more) page.next = Number(rows[rows.length - 1]!.position)
+  if (more) page.next = Number(rows[rows.length - 1]!.history_key)
   return page
 }

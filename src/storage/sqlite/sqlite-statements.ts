@@ -47,7 +47,7 @@ export interface SqliteStatements {
   /** The readiness probe's write and its undoing (see `PROBE_ROW`). */
   probeWrite: Database.Statement
   probeErase: Database.Statement
-  /** A page of a book's history: book id, before seq, limit (newest first). */
+  /** A page of a book's history: book id, before history key, limit (newest first). */
   historyPage: Database.Statement<[number, number, number], HistoryRow>
   /** A row when the book has any history: book id. */
   historyAny: Database.Statement<[number], { 1: number }>
