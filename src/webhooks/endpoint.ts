@@ -4,8 +4,8 @@ import type { WebhookEndpoint } from '../storage/contracts/webhook-store.js'
 import type { Webhook } from './schema.js'
 import { newSecret } from './signature.js'
 
-/** Every change operation: the events of an endpoint created without `events`. */
-export const ALL_EVENTS: readonly ChangeOperation[] = ['created', 'updated', 'deleted']
+/** Every change operation: what an endpoint created without `events` subscribes to. */
+export const ALL_OPERATIONS: readonly ChangeOperation[] = ['created', 'updated', 'deleted']
 
 /**
  * A new endpoint (POST /webhooks, `book-service webhooks add`): a new id and secret, enabled, at
@@ -16,7 +16,7 @@ export function newEndpoint(
   lastSeq: number
 ): Omit<WebhookEndpoint, 'revision'> {
   return {
-    id: randomUUID(), url: input.url, events: [...(input.events ?? ALL_EVENTS)], description: input.description ?? null, enabled: true,
+    id: randomUUID(), url: input.url, events: [...(input.events ?? ALL_OPERATIONS)], description: input.description ?? null, enabled: true,
     disabledReason: null, secret: newSecret(), previousSecret: null, previousSecretUntil: null, createdAt: new Date().toISOString(), seq: lastSeq
   }
 }
