@@ -1,4 +1,5 @@
 import { foldText } from './fold.js'
+import type { Book } from './schema.js'
 
 /**
  * The search of `GET /books?q=…` (decisions "Search"; docs/search.md "Search"): its terms, its match and
@@ -166,4 +167,9 @@ export function rankOf(search: Search, title: string, author: string): number | 
   if (search.terms.some((term) => startsWord(titleForm, term.text))) return Rank.titleWordStart
   if (search.terms.some((term) => titleForm.includes(term.text))) return Rank.inTitle
   return Rank.authorOnly
+}
+
+/** The relevance rank of `book` for `search`, for the cursor of the next page (0 when it does not match). */
+export function relevanceOf(search: Search, book: Book): number {
+  return rankOf(search, book.title, book.author) ?? 0
 }

@@ -14,7 +14,7 @@ import {
   successResponse,
   withHeaders
 } from '../../http/api-document/response-schemas.js'
-import { HISTORY_START, MAX_VERSION, type HistoryEntry } from '../../storage/sql/book-history-statements.js'
+import { HISTORY_START, MAX_VERSION, type HistoryEntry } from '../../storage/contracts/book-history.js'
 import { LIST_PAGE_SIZE, type BookStore } from '../../storage/contracts/book-store.js'
 import { changeContextOf } from './change-context.js'
 import { bookETag, ifMatchHolds } from './etag.js'

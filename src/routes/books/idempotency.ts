@@ -6,7 +6,7 @@ import type { Book, BookInput } from '../../book/schema.js'
 import { HttpError } from '../../http/errors/http-error.js'
 import { Messages } from '../../http/messages.js'
 import type { BookStore } from '../../storage/contracts/book-store.js'
-import { IDEMPOTENCY_TTL_MS, type IdempotencyClaim } from '../../storage/sql/idempotency-statements.js'
+import { IDEMPOTENCY_TTL_MS, type IdempotencyClaim } from '../../storage/contracts/idempotency.js'
 import { changeContextOf } from './change-context.js'
 
 /** Longest `Idempotency-Key` accepted, in characters (a UUID is 36; longer is 400 `Invalid input`). */

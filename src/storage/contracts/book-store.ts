@@ -1,8 +1,8 @@
 import type { BookFilter, BookQuery } from '../../book/query.js'
 import type { Book, BookInput, BookPatch } from '../../book/schema.js'
 import type { ChangeContext } from './change-log.js'
-import type { IdempotencyClaim, IdempotentCreate } from '../sql/idempotency-statements.js'
-import type { HistoryPage, RestoreOutcome } from '../sql/book-history-statements.js'
+import type { IdempotencyClaim, IdempotentCreate } from './idempotency.js'
+import type { HistoryPage, RestoreOutcome } from './book-history.js'
 
 /**
  * Where books live: the book operations of a `Database` (./database.ts: `database.books`). Implemented by

@@ -1,6 +1,7 @@
 import type pg from 'pg'
 import { insertValues, patchValues, bookStatements } from '../sql/book-statements.js'
-import { historyStatements, revivedVersion, type RestoreOutcome } from '../sql/book-history-statements.js'
+import type { RestoreOutcome } from '../contracts/book-history.js'
+import { historyStatements, revivedVersion } from '../sql/book-history-statements.js'
 import type { VersionedBook } from '../contracts/book-store.js'
 import { inTransaction } from './postgres-transaction.js'
 

@@ -23,9 +23,10 @@ import { GroupInsert } from './postgres-group-insert.js'
 import { isWriteRefused } from './postgres-errors.js'
 import { idempotentCreates } from './postgres-idempotency.js'
 import { probeWrite } from './postgres-write-probe.js'
-import type { IdempotencyClaim, IdempotentCreate } from '../sql/idempotency-statements.js'
+import type { IdempotencyClaim, IdempotentCreate } from '../contracts/idempotency.js'
 import { STATEMENTS, statementRunner } from './postgres-statements.js'
-import { readHistoryPage, type HistoryPage, type HistoryRow, type RestoreOutcome } from '../sql/book-history-statements.js'
+import type { HistoryPage, RestoreOutcome } from '../contracts/book-history.js'
+import { readHistoryPage, type HistoryRow } from '../sql/book-history-statements.js'
 import { restoreBook } from './postgres-book-restore.js'
 
 /** The change log's numbering, as the store runs it (postgres-change-numbering.ts). */
