@@ -1,5 +1,6 @@
 import type { Config } from '../config.js'
 import type { AccountStore } from './contracts/account-store.js'
+import { BackupError, type BackupOutcome, type RestoredBackup } from './contracts/backup.js'
 import type { BookTransfer } from './contracts/book-transfer.js'
 import type { Database } from './contracts/database.js'
 import { engineOf } from './contracts/engine.js'
@@ -151,4 +152,42 @@ export async function openWebhooks(config: DatabaseSettings, onRetry?: RetryList
     lastSeq: async () => Number((await pool.query<HorizonRow>(changeLogStatements('postgres').horizon)).rows[0]!.last_seq),
     close: () => pool.end()
   }
+}
+
+/**
+ * `book-service backup FILE` on the database `DATABASE_URL` names (docs/data.md "Backups and
+ * moving data"): on SQLite a consistent snapshot written while a service may be running
+ * (`backupSqlite`, sqlite/sqlite-backup.ts); on PostgreSQL a run of `pg_dump --format=custom`
+ * (`backupPostgres`, postgres/postgres-backup.ts). Either is written under a temporary name and
+ * moved into place once complete.
+ *
+ * @returns the snapshot's book count (SQLite), or how pg_dump ended (PostgreSQL).
+ * @throws {BackupError} when there is no SQLite database or its snapshot fails its checks; the
+ *   file system's error when a finished backup cannot be moved into place.
+ */
+export async function backupDatabase(config: Pick<DatabaseSettings, 'DATABASE_URL'>, file: string): Promise<BackupOutcome> {
+  const url = config.DATABASE_URL
+  if (engineOf(url) === 'sqlite') {
+    const { backupSqlite } = await import('./sqlite/sqlite-backup.js')
+    return { engine: 'sqlite', books: await backupSqlite(url, file) }
+  }
+  const { backupPostgres } = await import('./postgres/postgres-backup.js')
+  return { engine: 'postgres', pgDump: await backupPostgres(url, file) }
+}
+
+/**
+ * `book-service restore FILE` (SQLite; docs/data.md "Backups and moving data"): replaces the
+ * database `DATABASE_URL` names with the backup `file` (`restoreSqlite`, sqlite/sqlite-backup.ts:
+ * integrity and migrations checked first, refused while a service holds the database, the old
+ * file kept beside it).
+ *
+ * @returns the books restored and where the replaced database is kept.
+ * @throws {BackupError} when the backup is unusable, a service holds the database, or the
+ *   database is PostgreSQL's (restored with pg_restore).
+ */
+export async function restoreDatabase(config: Pick<DatabaseSettings, 'DATABASE_URL'>, file: string): Promise<RestoredBackup> {
+  const url = config.DATABASE_URL
+  if (engineOf(url) !== 'sqlite') throw new BackupError('a PostgreSQL database is restored with pg_restore')
+  const { restoreSqlite } = await import('./sqlite/sqlite-backup.js')
+  return restoreSqlite(url, file)
 }

@@ -1,9 +1,7 @@
 import { spawn } from 'node:child_process'
 import { chmodSync } from 'node:fs'
+import type { PgDumpOutcome } from '../contracts/backup.js'
 import { replaceAtomically } from '../files.js'
-
-/** How a run of pg_dump ended: its exit code, or `'missing'` when it is not installed (not on PATH). */
-export type PgDumpOutcome = number | 'missing'
 
 /** Stops {@link replaceAtomically} when pg_dump did not succeed (nothing is kept). */
 class PgDumpFailed extends Error {

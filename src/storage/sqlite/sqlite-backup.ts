@@ -1,14 +1,9 @@
 import { existsSync, linkSync } from 'node:fs'
 import Database from 'better-sqlite3'
-import { replaceAtomically } from '../files.js'
-import { createPrivateFile } from '../files.js'
+import { BackupError, type RestoredBackup } from '../contracts/backup.js'
+import { createPrivateFile, replaceAtomically } from '../files.js'
 import { MIGRATION_NAMES } from '../schema/migrate.js'
 import { BUSY_TIMEOUT_MS, migrateConnection } from './sqlite-connection.js'
-
-/** A backup that cannot be used, or a database that cannot be replaced now: one line for the operator. */
-export class BackupError extends Error {
-  override name = 'BackupError'
-}
 
 /**
  * Opens the SQLite file at `path` read-only and checks it is a book-service database that this
@@ -120,14 +115,6 @@ function lockExclusively(path: string): Database.Database {
   }
 }
 
-/** What {@link restoreSqlite} did. */
-export interface RestoreOutcome {
-  /** Books in the restored database. */
-  books: number
-  /** Where the replaced database was kept (undefined when there was none). */
-  previous: string | undefined
-}
-
 /**
  * `book-service restore` on SQLite (docs/data.md "Backups and moving data"): replaces the database at
  * `databasePath` with the backup `file`.
@@ -144,7 +131,7 @@ export interface RestoreOutcome {
  * @returns the books restored and where the old database is kept.
  * @throws {BackupError} when the backup is unusable or a service holds the database.
  */
-export async function restoreSqlite(databasePath: string, file: string): Promise<RestoreOutcome> {
+export async function restoreSqlite(databasePath: string, file: string): Promise<RestoredBackup> {
   const books = checkDatabaseFile(file)
   const source = new Database(file, { readonly: true, fileMustExist: true })
   let current: Database.Database | undefined
