@@ -1,6 +1,5 @@
-import { tokenFromHeader } from '../http/pipeline/auth-hook.js'
 import type { TokenGenerations } from '../auth/token-generations.js'
-import { GENERATION_CLAIM, type Claims } from '../auth/tokens.js'
+import { GENERATION_CLAIM, tokenFromHeader, type Claims } from '../auth/tokens.js'
 
 /** How long the token a stream was opened with stays good (docs/change-feed.md "Change feed"). */
 export interface TokenLease {

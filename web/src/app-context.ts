@@ -1,8 +1,13 @@
 import { createContext } from 'preact'
 import { useContext } from 'preact/hooks'
-import type { BookChangeEvent, BookClient } from '../../../src/client/index.js'
-import type { FeedState } from '../live/change-feed.js'
-import type { Session } from '../session/session.js'
+import type { BookChangeEvent, BookClient } from '../../src/client/index.js'
+import type { FeedState } from './live/change-feed.js'
+import type { Session } from './session/session.js'
+
+/*
+ * The signed-in page's context: it joins the session and the live feed, so it sits at the page's
+ * root beside app.tsx, which provides it, not in ui/ (which imports no feature).
+ */
 
 /** What every view of a signed-in person needs. */
 export interface Ui {
@@ -18,6 +23,7 @@ export interface Ui {
   feedState: FeedState
 }
 
+/** The {@link Ui} app.tsx provides to every view of the signed-in page. */
 export const UiContext = createContext<Ui | undefined>(undefined)
 
 /** The {@link Ui} of the signed-in person (only inside the signed-in page). */

@@ -5,22 +5,7 @@ import { HttpError } from '../errors/http-error.js'
 import { Messages } from '../messages.js'
 import { allows, type Right } from '../../account/roles.js'
 import type { TokenGenerations } from '../../auth/token-generations.js'
-import { GENERATION_CLAIM, type Claims } from '../../auth/tokens.js'
-
-const BEARER = /^bearer(?:\s+|$)/i
-
-/**
- * Extracts the token from an `Authorization` header value: the raw token, or `Bearer <token>`
- * (scheme case-insensitive).
- *
- * @returns the token, or undefined when the header is missing, empty, white space or a bare `Bearer`.
- */
-export function tokenFromHeader(header: string | undefined): string | undefined {
-  const value = header?.trim()
-  if (!value) return undefined
-  const token = value.replace(BEARER, '').trim()
-  return token === '' ? undefined : token
-}
+import { GENERATION_CLAIM, tokenFromHeader, type Claims } from '../../auth/tokens.js'
 
 /** The verified claims of each authenticated request (a WeakMap: gone with the request). */
 const verifiedClaims = new WeakMap<FastifyRequest, Claims>()
