@@ -13,7 +13,7 @@ import type { Search } from './search.js'
  */
 export interface BookFilter {
   /**
-   * The search `q` (decisions "Search"), parsed (`parseSearch`, src/book/search.ts). With it and
+   * The search `q` (docs/contract.md "Search"), parsed (`parseSearch`, src/book/search.ts). With it and
    * without `sort`, the list is in relevance order, and `after` holds a rank and an id.
    */
   search?: Search

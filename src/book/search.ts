@@ -2,7 +2,7 @@ import { foldText } from './fold.js'
 import type { Book } from './schema.js'
 
 /**
- * The search of `GET /books?q=…` (decisions "Search"; docs/search.md "Search"): its terms, its match and
+ * The search of `GET /books?q=…` (docs/contract.md "Search"; docs/search.md "Search"): its terms, its match and
  * its ranking, in one place for both engines. The stores only narrow the books down with an index
  * (`searchStatement` in storage/sql/list.ts); every candidate is then checked here, so SQLite and PostgreSQL answer
  * exactly alike.
@@ -42,7 +42,7 @@ export function searchForm(text: string): string {
   return withoutDiacritics(foldText(text))
 }
 
-/** Longest `q`, in code points after trimming (decisions "Search"). */
+/** Longest `q`, in code points after trimming (docs/contract.md "Search"). */
 export const MAX_SEARCH_LENGTH = 200
 /** Shortest unquoted term that also matches a word within one edit. */
 export const MIN_APPROXIMATE_LENGTH = 5
@@ -91,7 +91,7 @@ export function parseSearch(q: string): Search | undefined {
   return terms.length === 0 ? undefined : { text: searchForm(trimmed), terms }
 }
 
-/** The relevance ranks, best first (decisions "Search"). */
+/** The relevance ranks, best first (docs/contract.md "Search"). */
 export const Rank = {
   exactTitle: 0,
   titleStart: 1,

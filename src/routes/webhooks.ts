@@ -47,7 +47,7 @@ async function assertAllowedUrl(url: string, allowPrivate: boolean): Promise<voi
 }
 
 /**
- * Webhook management (decisions "Webhooks"; docs/webhooks.md), admin only: `/webhooks`,
+ * Webhook management (docs/contract.md "Webhooks"; docs/webhooks.md), admin only: `/webhooks`,
  * `/webhooks/{id}`, its deliveries, replay and secret rotation. Order of checks: 401, 403 (before
  * the body is read), then 404 on the /webhooks/{id} routes, then the body (400).
  */

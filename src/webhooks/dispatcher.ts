@@ -65,8 +65,8 @@ function pause(ms: number, signal: AbortSignal, wake?: (resolve: () => void) => 
 
 /**
  * Sends every change of the change log to every enabled webhook endpoint (docs/webhooks.md;
- * decisions "Webhooks"). Each process runs one; the one holding the lease in the database
- * (`webhook_dispatcher_lease`) sends, so each event goes out once per endpoint however many
+ * docs/contract.md "Webhooks"). Each process runs one; the one holding the lease in the database
+ * (`webhook_dispatcher_lease`) sends, so each change goes out once per endpoint however many
  * workers and instances run; another takes over within the lease's time when its holder dies.
  *
  * The holder runs one loop per endpoint (a slow or dead endpoint delays only itself): each sends

@@ -21,7 +21,7 @@ export function newEndpoint(
   }
 }
 
-/** An endpoint as the API answers it (decisions "Webhooks"): never its secret. */
+/** An endpoint as the API answers it (docs/contract.md "Webhooks"): never its secret. */
 export function webhookView(endpoint: Omit<WebhookEndpoint, 'revision'>): Webhook {
   return {
     id: endpoint.id, url: endpoint.url, events: [...endpoint.events], description: endpoint.description, enabled: endpoint.enabled,

@@ -1,7 +1,7 @@
 import Type, { type Static } from 'typebox'
 
 /*
- * The schemas of the /webhooks routes (decisions "Webhooks"; docs/webhooks.md): validation,
+ * The schemas of the /webhooks routes (docs/contract.md "Webhooks"; docs/webhooks.md): validation,
  * serialization and the API document from one source.
  */
 

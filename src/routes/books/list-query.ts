@@ -98,7 +98,7 @@ export function parseListParameters(raw: ListParameters): Listing | undefined {
     } catch {
       throw invalidInput()
     }
-    // An empty search (white space, nothing but quotes) is as if absent (decisions "Search").
+    // An empty search (white space, nothing but quotes) is as if absent (docs/contract.md "Search").
     if (!search) delete parameters.q
   }
   if (Object.keys(parameters).length === 0) return undefined
