@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
-import { SqliteDatabase } from '../src/storage/sqlite/store.js'
+import { SqliteDatabase } from '../src/storage/sqlite/sqlite-database.js'
 import { UNKNOWN_CHANGE_CONTEXT } from '../src/storage/contracts/change-log.js'
 
 const CALLS = Number(process.env.CACHED_READ_CALLS ?? 2_000_000)

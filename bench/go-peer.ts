@@ -1,9 +1,9 @@
 /**
- * The Go peer of the benchmark: `../shared/peers/go-gin` (Go + gin + golang-jwt + SQLite, the
- * stack the specification came from), built with its own `build.sh` and started with
- * `SQLITE_SYNC=FULL` so its writes are as durable as the service's. It is not part of this
- * project: when it is not beside the repository or cannot be built, the benchmark says so and
- * goes on without it.
+ * The Go peer of the benchmark: the same contract on the stack the specification came from (Go +
+ * gin + golang-jwt + SQLite), kept outside this repository; `GO_PEER_DIRECTORY` names its folder.
+ * It is built with its own `build.sh` and started with `SQLITE_SYNC=FULL` so its writes are as
+ * durable as the service's. When `GO_PEER_DIRECTORY` is unset, or the peer there cannot be built,
+ * the benchmark says so and goes on without it.
  */
 import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
@@ -11,9 +11,10 @@ import { join } from 'node:path'
 import { freePort, startProcess, type Target } from './processes.js'
 import { seededBook } from './seeded-book.js'
 
-/** Where the peer is: `GO_PEER_DIRECTORY` (a writable copy, when the shared one is read-only), else beside the repository. */
-const PEER_DIRECTORY = process.env.GO_PEER_DIRECTORY ?? new URL('../../shared/peers/go-gin', import.meta.url).pathname
-const PEER_BINARY = join(PEER_DIRECTORY, 'bin/go-gin-books')
+/** Where the peer is (`GO_PEER_DIRECTORY`, a writable folder: the build writes its binary there), when set. */
+const PEER_DIRECTORY = process.env.GO_PEER_DIRECTORY
+/** The peer's binary, as its `build.sh` writes it. */
+const peerBinary = (directory: string) => join(directory, 'bin/go-gin-books')
 
 /**
  * Builds the peer (idempotent; its `build.sh` installs Go from Debian's packages the first time).
@@ -21,9 +22,10 @@ const PEER_BINARY = join(PEER_DIRECTORY, 'bin/go-gin-books')
  * @returns `{ ok: true }`, or `{ skip }` with the one-line reason it cannot be had.
  */
 export function buildGoPeer(): { ok: true } | { skip: string } {
+  if (PEER_DIRECTORY === undefined) return { skip: 'GO_PEER_DIRECTORY is not set (the folder of the Go peer)' }
   if (!existsSync(join(PEER_DIRECTORY, 'build.sh'))) return { skip: `no Go peer at ${PEER_DIRECTORY}` }
   const build = spawnSync('bash', [join(PEER_DIRECTORY, 'build.sh')], { encoding: 'utf8', timeout: 600_000 })
-  if (build.status !== 0 || !existsSync(PEER_BINARY)) {
+  if (build.status !== 0 || !existsSync(peerBinary(PEER_DIRECTORY))) {
     const reason = `${build.stderr ?? ''}${build.error?.message ?? ''}`.trim().split('\n').pop()
     return { skip: `the Go peer did not build (${reason || `exit ${build.status}`})` }
   }
@@ -34,6 +36,8 @@ export function buildGoPeer(): { ok: true } | { skip: string } {
  * Starts the Go peer on 127.0.0.1 with a new SQLite file in `directory`, signing and checking
  * tokens with `secret`, and stores `count` books through its own POST /book (the seeded books,
  * ids 1..count). Ready when an authenticated GET /books answers 200.
+ *
+ * @throws when `GO_PEER_DIRECTORY` is unset (call {@link buildGoPeer} first).
  */
 export async function startGoPeer(options: {
   directory: string
@@ -41,10 +45,11 @@ export async function startGoPeer(options: {
   headers: Record<string, string>
   count: number
 }): Promise<Target> {
+  if (PEER_DIRECTORY === undefined) throw new Error('GO_PEER_DIRECTORY is not set (buildGoPeer says so first)')
   const port = await freePort()
   const target = await startProcess({
     name: 'Go peer (gin, SQLite FULL)',
-    command: PEER_BINARY,
+    command: peerBinary(PEER_DIRECTORY),
     args: [],
     env: {
       SECRET_TOKEN: options.secret,

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3'
 import pg from 'pg'
 import { foldText } from '../src/book/fold.js'
-import { SqliteDatabase } from '../src/storage/sqlite/store.js'
+import { SqliteDatabase } from '../src/storage/sqlite/sqlite-database.js'
 import { createScratchDatabase, type ScratchDatabase } from '../test/support/scratch-database.js'
 import { seededBook } from './seeded-book.js'
 

@@ -4,7 +4,7 @@
  * requests per second, CPU per request (every process of the target: the primary and its
  * workers), and the resident memory of each process at idle. Prints a Markdown table for
  * docs/benchmarks.md. Needs `wrk` on the PATH; the Go peer is skipped when it cannot be built
- * (`GO_PEER_DIRECTORY` names a writable copy of it).
+ * (`GO_PEER_DIRECTORY` names its folder, writable).
  */
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'

@@ -12,7 +12,7 @@
  *
  * Layout rules the bundled code relies on: every output sits directly in `dist/`, beside the
  * entries, so `new URL('../package.json', import.meta.url)` (the version) still names the
- * package's file and the write queue's `./writer-thread.js` names the bundled writer thread.
+ * package's file and the write queue's `./sqlite-writer-thread.js` names the bundled writer thread.
  * Modules loaded on demand (Kysely, node-postgres, prom-client) become chunks loaded only when
  * used, as in the source.
  *
@@ -77,7 +77,7 @@ await build({
   entryPoints: {
     start: `${DIST}start.js`,
     'book-service': `${DIST}book-service.js`,
-    'writer-thread': `${DIST}storage/sqlite/writer-thread.js`
+    'sqlite-writer-thread': `${DIST}storage/sqlite/sqlite-writer-thread.js`
   },
   outdir: DIST,
   allowOverwrite: true,

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
-import { createAuthHook } from './auth/auth-hook.js'
+import { createAuthHook } from './http/pipeline/auth-hook.js'
 import { bootstrapFirstAdmin } from './auth/first-admin.js'
 import { LOGIN_WINDOW_MS, LoginLimits } from './auth/login-limits.js'
-import { bookRight } from './auth/roles.js'
+import { bookRight } from './account/roles.js'
 import { TokenGenerations } from './auth/token-generations.js'
 import { createTokenSigner, createTokenVerifier } from './auth/tokens.js'
 import { BODY_VALIDATION_OPTIONS } from './book/validation.js'
@@ -57,6 +57,20 @@ export interface AppOptions {
 /**
  * Builds the service (not listening): every route of the contract (docs/contract.md), the envelope
  * on every response, auth, logging. Tests call it in-process; `src/cli/commands/serve.ts` listens.
+ *
+ * The registration order is part of the contract: the router's options (every method accepted,
+ * request targets made routable, an `Expect` Node will not meet routed like any request), the
+ * connection bounds (`connection-limits.ts`, `send-deadline.ts`), one synchronous `onRequest`
+ * hook for the request id, the security headers, the single-`Host` check and the `Expect` check
+ * (`request-start.ts`), CORS, the API document, metrics, then the routes (books behind the
+ * bearer hook, `/users`, `/webhooks`, login, health, the web page) and last the 405 answers. The
+ * bearer hook (`http/pipeline/auth-hook.ts`) sits on each route's own options, where the API
+ * document's transform sees and documents it. A book request then runs: the bearer hook (401,
+ * then 403, before the body is read); the body read as JSON (`json-body.ts`) and validated
+ * against the book schema with the result only attached; the handler (`routes/books/handlers.ts`;
+ * PUT and DELETE first run `loadForWrite`: 404, then `If-Match` 412, then the body 400); the
+ * answer built by `envelopeOf` and serialized by the route's response schema, or an `HttpError`
+ * rendered by the error handler in the same envelope (a storage outage: 503).
  *
  * @returns the ready Fastify instance; `close()` stops it and closes the database.
  */

@@ -58,3 +58,23 @@ test('a dead link is noticed', () => {
   assert.equal(anchorsOf('README.md').has('no-such-heading'), false)
   assert.equal(anchorsOf('README.md').has(anchorOf('Quick start')), true)
 })
+
+/** Folders of build output, installs and local data: not the repository's own files. */
+const NOT_THE_REPOSITORY = new Set(['.git', 'node_modules', 'dist', 'data', 'coverage'])
+
+/** Every file of the repository (its working tree, without {@link NOT_THE_REPOSITORY}), relative to its root. */
+function repositoryFiles(folder = ''): string[] {
+  return readdirSync(join(root, folder), { withFileTypes: true }).flatMap((entry) => {
+    const path = folder === '' ? entry.name : `${folder}/${entry.name}`
+    if (entry.isDirectory()) return NOT_THE_REPOSITORY.has(entry.name) ? [] : repositoryFiles(path)
+    return entry.isFile() ? [path] : []
+  })
+}
+
+// A clone holds only the repository: a reference to a file beside it (the specification the
+// contract restates, a benchmark peer) dead-ends for its reader. docs/contract.md carries the contract.
+test('no file of the repository refers to a file outside it', () => {
+  const outside = ['..', 'shared'].join('/')
+  const referring = repositoryFiles().filter((file) => !/\.(png|ico|gz)$/.test(file) && readFileSync(join(root, file), 'latin1').includes(outside))
+  assert.deepEqual(referring, [], `these files refer to ${outside}`)
+})

@@ -21,6 +21,21 @@ export const GENERATION_CLAIM = 'book_service_generation'
 /** The claims of a verified token. None is required; `exp` and `nbf` are honoured when present. */
 export type Claims = Record<string, unknown>
 
+const BEARER = /^bearer(?:\s+|$)/i
+
+/**
+ * Extracts the token from an `Authorization` header value: the raw token, or `Bearer <token>`
+ * (scheme case-insensitive).
+ *
+ * @returns the token, or undefined when the header is missing, empty, white space or a bare `Bearer`.
+ */
+export function tokenFromHeader(header: string | undefined): string | undefined {
+  const value = header?.trim()
+  if (!value) return undefined
+  const token = value.replace(BEARER, '').trim()
+  return token === '' ? undefined : token
+}
+
 /**
  * Makes the function that verifies a token string (docs/contract.md "Authentication"):
  * HS256/HS384/HS512 signed with `secret`, `exp`/`nbf` honoured with a 30 s

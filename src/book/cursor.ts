@@ -1,5 +1,5 @@
 import { foldText } from './fold.js'
-import type { Cursor, SortField } from './query.js'
+import type { ListPosition, SortField } from './query.js'
 import type { Book } from './schema.js'
 
 /**
@@ -7,7 +7,7 @@ import type { Book } from './schema.js'
  * author or year: what the sort's column holds) and its id. A list read "after" it starts with
  * the next book in that order: the next page's start, of a client's page or of a store's read.
  */
-export function positionOf(field: SortField, book: Book): Cursor {
+export function positionOf(field: SortField, book: Book): ListPosition {
   const key = field === 'title' ? foldText(book.title) : field === 'author' ? foldText(book.author) : field === 'year' ? book.year : book.id
   return { key, id: book.id }
 }
@@ -32,7 +32,7 @@ export function encodeCursor(sort: string, field: SortField, book: Book): string
  * @returns the position, or undefined when `text` is not a cursor of `sort` (another sort's,
  *   not base64url JSON, a key of the wrong type, an id that is not a non-negative safe integer).
  */
-export function decodeCursor(text: string, sort: string, field: SortField): Cursor | undefined {
+export function decodeCursor(text: string, sort: string, field: SortField): ListPosition | undefined {
   const value = decodedJson(text)
   if (!Array.isArray(value) || value.length !== 3 || value[0] !== sort) return undefined
   const [, key, id] = value as [string, unknown, unknown]
@@ -42,24 +42,24 @@ export function decodeCursor(text: string, sort: string, field: SortField): Curs
 }
 
 /**
- * The opaque cursor of a position in a book's history (`GET /book/{id}/history`, README "History
- * and restore"): base64url of the JSON `["history", seq]`, where seq is the change-log number of
- * the last entry of a page; the next page holds the entries before it.
+ * The opaque cursor of a page of a book's history (`GET /book/{id}/history`, README "History
+ * and restore"): base64url of the JSON `["history", key]`, where key is the history key of the last
+ * entry of a page (`HistoryRow.history_key`); the next page holds the entries before it.
  */
-export function encodeHistoryCursor(seq: number): string {
-  return Buffer.from(JSON.stringify(['history', seq])).toString('base64url')
+export function encodeHistoryCursor(key: number): string {
+  return Buffer.from(JSON.stringify(['history', key])).toString('base64url')
 }
 
 /**
  * Decodes a cursor made by {@link encodeHistoryCursor}.
  *
- * @returns the change-log number, or undefined when `text` is not such a cursor.
+ * @returns the history key, or undefined when `text` is not such a cursor.
  */
 export function decodeHistoryCursor(text: string): number | undefined {
   const value = decodedJson(text)
   if (!Array.isArray(value) || value.length !== 2 || value[0] !== 'history') return undefined
-  const seq: unknown = value[1]
-  return Number.isSafeInteger(seq) && (seq as number) >= 1 ? (seq as number) : undefined
+  const key: unknown = value[1]
+  return Number.isSafeInteger(key) && (key as number) >= 1 ? (key as number) : undefined
 }
 
 /** The JSON value base64url `text` encodes, or undefined when it encodes none. */
@@ -84,7 +84,7 @@ export function encodeRelevanceCursor(rank: number, id: number): string {
  *
  * @returns the position (the rank as its key), or undefined when `text` is not such a cursor.
  */
-export function decodeRelevanceCursor(text: string): Cursor | undefined {
+export function decodeRelevanceCursor(text: string): ListPosition | undefined {
   let value: unknown
   try {
     value = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'))

@@ -13,7 +13,7 @@ import type { Search } from './search.js'
  */
 export interface BookFilter {
   /**
-   * The search `q` (decisions "Search"), parsed (`parseSearch`, src/book/search.ts). With it and
+   * The search `q` (docs/contract.md "Search"), parsed (`parseSearch`, src/book/search.ts). With it and
    * without `sort`, the list is in relevance order, and `after` holds a rank and an id.
    */
   search?: Search
@@ -31,7 +31,7 @@ export type SortField = 'id' | 'title' | 'author' | 'year'
  * One position in a sorted list: the sort key of a book (its id, folded title, folded author or
  * year) and its id. A page "after" it starts with the first book past it in the list's order.
  */
-export interface Cursor {
+export interface ListPosition {
   key: string | number
   id: number
 }
@@ -43,7 +43,7 @@ export interface BookQuery extends BookFilter {
   /** Descending instead of ascending, for the sort key and the id tie-break alike. */
   descending?: boolean
   /** Only books strictly after this position in the order. */
-  after?: Cursor
+  after?: ListPosition
   /** At most this many books. */
   limit?: number
 }

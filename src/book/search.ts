@@ -1,7 +1,8 @@
 import { foldText } from './fold.js'
+import type { Book } from './schema.js'
 
 /**
- * The search of `GET /books?q=…` (decisions "Search"; docs/search.md "Search"): its terms, its match and
+ * The search of `GET /books?q=…` (docs/contract.md "Search"; docs/search.md "Search"): its terms, its match and
  * its ranking, in one place for both engines. The stores only narrow the books down with an index
  * (`searchStatement` in storage/sql/list.ts); every candidate is then checked here, so SQLite and PostgreSQL answer
  * exactly alike.
@@ -41,7 +42,7 @@ export function searchForm(text: string): string {
   return withoutDiacritics(foldText(text))
 }
 
-/** Longest `q`, in code points after trimming (decisions "Search"). */
+/** Longest `q`, in code points after trimming (docs/contract.md "Search"). */
 export const MAX_SEARCH_LENGTH = 200
 /** Shortest unquoted term that also matches a word within one edit. */
 export const MIN_APPROXIMATE_LENGTH = 5
@@ -90,7 +91,7 @@ export function parseSearch(q: string): Search | undefined {
   return terms.length === 0 ? undefined : { text: searchForm(trimmed), terms }
 }
 
-/** The relevance ranks, best first (decisions "Search"). */
+/** The relevance ranks, best first (docs/contract.md "Search"). */
 export const Rank = {
   exactTitle: 0,
   titleStart: 1,
@@ -166,4 +167,9 @@ export function rankOf(search: Search, title: string, author: string): number | 
   if (search.terms.some((term) => startsWord(titleForm, term.text))) return Rank.titleWordStart
   if (search.terms.some((term) => titleForm.includes(term.text))) return Rank.inTitle
   return Rank.authorOnly
+}
+
+/** The relevance rank of `book` for `search`, for the cursor of the next page (0 when it does not match). */
+export function relevanceOf(search: Search, book: Book): number {
+  return rankOf(search, book.title, book.author) ?? 0
 }

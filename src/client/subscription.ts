@@ -4,7 +4,7 @@ import { EventStreamParser, type StreamEvent } from './event-stream.js'
 /** One event of the change feed, as {@link followChanges} reports it (docs/change-feed.md "Change feed"). */
 export interface BookChangeEvent {
   /** The change's sequence number (the event's `id:`); for `reset`, the last change when it was sent (0: none). */
-  sequence: number
+  seq: number
   /** `reset`: changes were missed that the feed no longer holds; re-read the list. */
   type: 'created' | 'updated' | 'deleted' | 'reset'
   /** The id of the book changed; null for `reset`. */
@@ -103,7 +103,7 @@ function changeOf(event: StreamEvent): BookChangeEvent | undefined {
   const id = typeof data.id === 'number' ? data.id : null
   if (id === null && type !== 'reset') return undefined
   const book = typeof data.book === 'object' && data.book !== null ? (data.book as Book) : null
-  return { sequence: numbered ? Number(event.lastEventId) : 0, type, id, book }
+  return { seq: numbered ? Number(event.lastEventId) : 0, type, id, book }
 }
 
 function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { BookChange, ChangeLog } from '../storage/contracts/change-log.js'
-import { changeEventText, HEARTBEAT_TEXT, positionText, resetEventText } from './event-text.js'
+import { changeEventText, HEARTBEAT_TEXT, seqText, resetEventText } from './event-text.js'
 import type { FeedCounters, FeedSubscriber } from './subscriber.js'
 
 /** Most changes the shared reader reads from the log at once. */
@@ -71,12 +71,12 @@ export type StartPoint = number | 'unknown' | undefined
 
 /**
  * The change feed of one process (docs/change-feed.md "Change feed"): ONE reader of the change log fans every
- * change out to all subscribers. It wakes on the log's `onChanges`, reads `changesAfter(position,
+ * change out to all subscribers. It wakes on the log's `onChanges`, reads `changesAfter(seq,
  * 1000)`, makes each event's text once and writes it to every subscriber that has joined. A
  * subscriber resuming from an older point first catches up from the log on its own, at its own
  * pace, then joins; joining happens in the same synchronous step that checks it has reached the
- * reader's position, and the reader writes a batch and moves its position in one synchronous
- * step too, so no change falls between the two and none is sent twice (each subscriber's `position`).
+ * reader's position, and the reader writes a batch and moves its seq in one synchronous
+ * step too, so no change falls between the two and none is sent twice (each subscriber's `seq`).
  *
  * Also: one timer for all streams sends heartbeats and ends streams whose token expired or was
  * revoked or that reached their maximum age; {@link close} ends every stream (shutdown). The
@@ -98,7 +98,7 @@ export class ChangeFeed {
   /** The streams the shared reader writes to. */
   private readonly joined = new Set<FeedSubscriber>()
   /** The sequence number of the last change the shared reader wrote. */
-  private position = 0
+  private seq = 0
   private started: Promise<void> | undefined
   private stopListening: (() => void) | undefined
   private reading = false
@@ -171,32 +171,32 @@ export class ChangeFeed {
     await this.start()
     const { trimmedThrough, lastSeq } = await this.changeLog.horizon()
     if (start === undefined) {
-      subscriber.position = lastSeq
+      subscriber.seq = lastSeq
     } else if (start === 'unknown' || start < trimmedThrough || start > lastSeq) {
-      subscriber.position = lastSeq
+      subscriber.seq = lastSeq
       subscriber.send(resetEventText(lastSeq), 1)
     } else {
-      subscriber.position = start
+      subscriber.seq = start
     }
-    subscriber.send(positionText(subscriber.position), 0)
-    if (subscriber.position < this.position) await this.catchUp(subscriber)
+    subscriber.send(seqText(subscriber.seq), 0)
+    if (subscriber.seq < this.seq) await this.catchUp(subscriber)
     else if (!subscriber.closed) this.joined.add(subscriber)
   }
 
   /**
-   * Sends `subscriber` the changes from its position up to the shared reader's position, a page at a
+   * Sends `subscriber` the changes from its `seq` up to the shared reader's `seq`, a page at a
    * time, holding one of the {@link CATCH_UPS_AT_ONCE} places while it reads: between two pages the
    * event loop gets a turn (on SQLite a read is synchronous, and a client that reads as fast as
    * it is written never makes the socket wait), and while the client has not taken what was sent
    * the place goes to another catch-up. Ends joined (in the same synchronous step as the check that
-   * its position reached the shared reader's position: the reader may move on at any await), or
+   * its `seq` reached the shared reader's: the reader may move on at any await), or
    * with the stream closed.
    */
   private async catchUp(subscriber: FeedSubscriber): Promise<void> {
     await this.takeCatchUpPlace()
     try {
       while (!subscriber.closed) {
-        if (subscriber.position >= this.position) {
+        if (subscriber.seq >= this.seq) {
           this.joined.add(subscriber)
           return
         }
@@ -209,14 +209,14 @@ export class ChangeFeed {
           }
           continue
         }
-        const changes = await this.changeLog.changesAfter(subscriber.position, CATCH_UP_PAGE)
+        const changes = await this.changeLog.changesAfter(subscriber.seq, CATCH_UP_PAGE)
         if (subscriber.closed) return
         if (changes.length === 0) {
           this.joined.add(subscriber)
           return
         }
         subscriber.send(changes.map(changeEventText).join(''), changes.length)
-        subscriber.position = changes.at(-1)!.seq
+        subscriber.seq = changes.at(-1)!.seq
         await yieldToEventLoop()
       }
     } finally {
@@ -242,12 +242,12 @@ export class ChangeFeed {
   }
 
   /**
-   * The number of the last committed change (0 when the log is empty): where a subscriber "from
+   * The sequence number of the last committed change (0 when the log is empty): where a subscriber "from
    * now" starts.
    *
    * @throws StorageUnavailableError when the log cannot be read.
    */
-  async lastSequence(): Promise<number> {
+  async lastSeq(): Promise<number> {
     return (await this.changeLog.horizon()).lastSeq
   }
 
@@ -264,7 +264,7 @@ export class ChangeFeed {
   private start(): Promise<void> {
     this.started ??= (async () => {
       this.stopListening = this.changeLog.onChanges(this.wake)
-      this.position = (await this.changeLog.horizon()).lastSeq
+      this.seq = (await this.changeLog.horizon()).lastSeq
       this.timer = setInterval(this.tick, TICK_MS)
       this.timer.unref()
       this.wake()
@@ -296,7 +296,7 @@ export class ChangeFeed {
       do {
         this.again = false
         this.lastRead = performance.now()
-        const changes = await this.changeLog.changesAfter(this.position, PAGE)
+        const changes = await this.changeLog.changesAfter(this.seq, PAGE)
         if (changes.length > 0) this.deliver(changes)
         if (changes.length === PAGE) {
           this.again = true
@@ -317,7 +317,7 @@ export class ChangeFeed {
     }
   }
 
-  /** Writes `changes` to every joined subscriber not past them, and moves the position: one synchronous step. */
+  /** Writes `changes` to every joined subscriber not past them, and moves the reader's `seq`: one synchronous step. */
   private deliver(changes: BookChange[]): void {
     const texts = changes.map(changeEventText)
     // Encoded once: every socket is handed the same bytes (a string would be encoded per socket).
@@ -325,16 +325,16 @@ export class ChangeFeed {
     const first = changes[0]!.seq
     const last = changes.at(-1)!.seq
     for (const subscriber of this.joined) {
-      if (subscriber.position >= last) continue
-      if (subscriber.position < first) {
+      if (subscriber.seq >= last) continue
+      if (subscriber.seq < first) {
         subscriber.send(whole, changes.length)
       } else {
-        const rest = texts.filter((_, index) => changes[index]!.seq > subscriber.position)
+        const rest = texts.filter((_, index) => changes[index]!.seq > subscriber.seq)
         subscriber.send(rest.join(''), rest.length)
       }
-      subscriber.position = last
+      subscriber.seq = last
     }
-    this.position = last
+    this.seq = last
   }
 
   /**

@@ -15,7 +15,7 @@ export const RETRY_TEXT = `retry: ${RETRY_MS}\n\n`
  * that loses the stream before the first change resumes from there instead of "from now" again,
  * which would skip the changes of the break. `0` (an empty log) resumes from the first change.
  */
-export function positionText(seq: number): string {
+export function seqText(seq: number): string {
   return `id: ${seq}\n\n`
 }
 

@@ -14,11 +14,11 @@ export interface FeedCounters {
 
 /**
  * One open `GET /books/changes` stream: the response it writes to, how far it has been sent
- * (`position`: the sequence number of the last change written), and the lease of its token.
+ * (`seq`: the sequence number of the last change written), and the lease of its token.
  */
 export class FeedSubscriber {
   /** The sequence number of the last change written to this stream. */
-  position = 0
+  seq = 0
   /** When the stream opened, in milliseconds since the epoch (FEED_MAX_STREAM_AGE counts from it). */
   readonly openedAt = Date.now()
   private ended = false

@@ -1,6 +1,5 @@
-import { tokenFromHeader } from '../auth/auth-hook.js'
 import type { TokenGenerations } from '../auth/token-generations.js'
-import { GENERATION_CLAIM, type Claims } from '../auth/tokens.js'
+import { GENERATION_CLAIM, tokenFromHeader, type Claims } from '../auth/tokens.js'
 
 /** How long the token a stream was opened with stays good (docs/change-feed.md "Change feed"). */
 export interface TokenLease {
@@ -20,7 +19,7 @@ export interface TokenLease {
 
 /**
  * Makes the function that reads the lease of an `Authorization` header the bearer hook
- * (src/auth/auth-hook.ts) has already accepted: its `exp`, and for a POST /login token the
+ * (http/pipeline/auth-hook.ts) has already accepted: its `exp`, and for a POST /login token the
  * revocation check of {@link TokenGenerations}, and the subject its streams count against. A
  * header it cannot read gives an empty lease (the hook decides who gets in, not this).
  */

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Type from 'typebox'
-import { guardEveryRoute, type AuthHook } from '../auth/auth-hook.js'
+import { guardEveryRoute, type AuthHook } from '../http/pipeline/auth-hook.js'
 import { envelopeOf } from '../http/envelope.js'
 import { assertValidBody } from '../http/pipeline/json-body.js'
 import { HttpError } from '../http/errors/http-error.js'

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Type from 'typebox'
-import { guardEveryRoute, type AuthHook } from '../auth/auth-hook.js'
+import { guardEveryRoute, type AuthHook } from '../http/pipeline/auth-hook.js'
 import { envelopeOf } from '../http/envelope.js'
 import { assertValidBody } from '../http/pipeline/json-body.js'
 import { HttpError } from '../http/errors/http-error.js'
@@ -47,7 +47,7 @@ async function assertAllowedUrl(url: string, allowPrivate: boolean): Promise<voi
 }
 
 /**
- * Webhook management (decisions "Webhooks"; docs/webhooks.md), admin only: `/webhooks`,
+ * Webhook management (docs/contract.md "Webhooks"; docs/webhooks.md), admin only: `/webhooks`,
  * `/webhooks/{id}`, its deliveries, replay and secret rotation. Order of checks: 401, 403 (before
  * the body is read), then 404 on the /webhooks/{id} routes, then the body (400).
  */
@@ -199,7 +199,7 @@ export async function webhooksRoutes(app: FastifyInstance, options: WebhooksOpti
     {
       attachValidation: true,
       schema: {
-        tags, operationId: 'replayWebhook', summary: 'Send the changes after a position again (admin)',
+        tags, operationId: 'replayWebhook', summary: 'Send the changes after a sequence number again (admin)',
         description: 'Every change after `after` (exclusive) that the change log still keeps is sent again, in order, with the same `webhook-id`s. A disabled endpoint receives them once enabled.',
         params: WebhookParams,
         body: ReplayInput,

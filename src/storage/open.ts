@@ -1,15 +1,16 @@
 import type { Config } from '../config.js'
 import type { AccountStore } from './contracts/account-store.js'
+import { BackupError, type BackupOutcome, type RestoredBackup } from './contracts/backup.js'
 import type { BookTransfer } from './contracts/book-transfer.js'
 import type { Database } from './contracts/database.js'
 import { engineOf } from './contracts/engine.js'
-import type { PostgresOptions } from './postgres/connection.js'
-import { sqliteAccountStore } from './sqlite/accounts.js'
-import { openMigrated } from './sqlite/connection.js'
-import { SqliteDatabase } from './sqlite/store.js'
-import { SqliteBookTransfer } from './sqlite/transfer.js'
-import { sqliteWebhookStore } from './sqlite/webhooks.js'
-import { changeLogStatements, type HorizonRow } from './sql/change-log.js'
+import type { PostgresOptions } from './postgres/postgres-connection.js'
+import { sqliteAccountStore } from './sqlite/sqlite-account-store.js'
+import { openMigrated } from './sqlite/sqlite-connection.js'
+import { SqliteDatabase } from './sqlite/sqlite-database.js'
+import { SqliteBookTransfer } from './sqlite/sqlite-book-transfer.js'
+import { sqliteWebhookStore } from './sqlite/sqlite-webhook-store.js'
+import { changeLogStatements, type HorizonRow } from './sql/change-log-statements.js'
 import type { WebhookStore } from './contracts/webhook-store.js'
 
 /*
@@ -53,7 +54,7 @@ export async function openDatabase(
 ): Promise<Database> {
   const retention = { maxAgeSeconds: config.CHANGE_LOG_MAX_AGE, maxRows: config.CHANGE_LOG_MAX_ROWS }
   if (engineOf(config.DATABASE_URL) === 'sqlite') return SqliteDatabase.open(config.DATABASE_URL, { retention, onWriteHealth })
-  const { PostgresDatabase } = await import('./postgres/store.js')
+  const { PostgresDatabase } = await import('./postgres/postgres-database.js')
   return PostgresDatabase.open(config.DATABASE_URL, { ...postgresOptions(config, onRetry), onConnectionError, retention, onWriteHealth })
 }
 
@@ -79,8 +80,8 @@ export async function openAccounts(config: DatabaseSettings, onRetry?: RetryList
       }
     }
   }
-  const { openPool, QUERY_TIMEOUT_MS } = await import('./postgres/connection.js')
-  const { postgresAccountStore } = await import('./postgres/accounts.js')
+  const { openPool, QUERY_TIMEOUT_MS } = await import('./postgres/postgres-connection.js')
+  const { postgresAccountStore } = await import('./postgres/postgres-account-store.js')
   const pool = await openPool(config.DATABASE_URL, postgresOptions(config, onRetry))
   return { accounts: postgresAccountStore(pool, QUERY_TIMEOUT_MS), close: () => pool.end() }
 }
@@ -98,7 +99,7 @@ export async function migrateDatabase(config: DatabaseSettings, onRetry?: RetryL
     db.close()
     return
   }
-  const { openPool } = await import('./postgres/connection.js')
+  const { openPool } = await import('./postgres/postgres-connection.js')
   await (await openPool(config.DATABASE_URL, postgresOptions(config, onRetry))).end()
 }
 
@@ -113,14 +114,14 @@ export async function migrateDatabase(config: DatabaseSettings, onRetry?: RetryL
 export async function openTransfer(config: DatabaseSettings, options: { migrate: boolean; onRetry?: RetryListener }): Promise<BookTransfer> {
   const url = config.DATABASE_URL
   if (engineOf(url) === 'sqlite') return options.migrate ? SqliteBookTransfer.openMigrated(url) : SqliteBookTransfer.open(url)
-  const { PostgresBookTransfer } = await import('./postgres/transfer.js')
+  const { PostgresBookTransfer } = await import('./postgres/postgres-book-transfer.js')
   return options.migrate ? PostgresBookTransfer.openMigrated(url, postgresOptions(config, options.onRetry)) : PostgresBookTransfer.open(url)
 }
 
 /** The webhooks of a database opened for them alone, the change log's head, and how to close it. */
 export interface OpenedWebhooks {
   webhooks: WebhookStore
-  /** The highest change-log number committed so far: a new endpoint's position. */
+  /** The highest change-log number committed so far: a new endpoint's `seq`. */
   lastSeq(): Promise<number>
   close(): Promise<void>
 }
@@ -143,12 +144,50 @@ export async function openWebhooks(config: DatabaseSettings, onRetry?: RetryList
       }
     }
   }
-  const { openPool, QUERY_TIMEOUT_MS } = await import('./postgres/connection.js')
-  const { postgresWebhookStore } = await import('./postgres/webhooks.js')
+  const { openPool, QUERY_TIMEOUT_MS } = await import('./postgres/postgres-connection.js')
+  const { postgresWebhookStore } = await import('./postgres/postgres-webhook-store.js')
   const pool = await openPool(config.DATABASE_URL, postgresOptions(config, onRetry))
   return {
     webhooks: postgresWebhookStore(pool, QUERY_TIMEOUT_MS),
     lastSeq: async () => Number((await pool.query<HorizonRow>(changeLogStatements('postgres').horizon)).rows[0]!.last_seq),
     close: () => pool.end()
   }
+}
+
+/**
+ * `book-service backup FILE` on the database `DATABASE_URL` names (docs/data.md "Backups and
+ * moving data"): on SQLite a consistent snapshot written while a service may be running
+ * (`backupSqlite`, sqlite/sqlite-backup.ts); on PostgreSQL a run of `pg_dump --format=custom`
+ * (`backupPostgres`, postgres/postgres-backup.ts). Either is written under a temporary name and
+ * moved into place once complete.
+ *
+ * @returns the snapshot's book count (SQLite), or how pg_dump ended (PostgreSQL).
+ * @throws {BackupError} when there is no SQLite database or its snapshot fails its checks; the
+ *   file system's error when a finished backup cannot be moved into place.
+ */
+export async function backupDatabase(config: Pick<DatabaseSettings, 'DATABASE_URL'>, file: string): Promise<BackupOutcome> {
+  const url = config.DATABASE_URL
+  if (engineOf(url) === 'sqlite') {
+    const { backupSqlite } = await import('./sqlite/sqlite-backup.js')
+    return { engine: 'sqlite', books: await backupSqlite(url, file) }
+  }
+  const { backupPostgres } = await import('./postgres/postgres-backup.js')
+  return { engine: 'postgres', pgDump: await backupPostgres(url, file) }
+}
+
+/**
+ * `book-service restore FILE` (SQLite; docs/data.md "Backups and moving data"): replaces the
+ * database `DATABASE_URL` names with the backup `file` (`restoreSqlite`, sqlite/sqlite-backup.ts:
+ * integrity and migrations checked first, refused while a service holds the database, the old
+ * file kept beside it).
+ *
+ * @returns the books restored and where the replaced database is kept.
+ * @throws {BackupError} when the backup is unusable, a service holds the database, or the
+ *   database is PostgreSQL's (restored with pg_restore).
+ */
+export async function restoreDatabase(config: Pick<DatabaseSettings, 'DATABASE_URL'>, file: string): Promise<RestoredBackup> {
+  const url = config.DATABASE_URL
+  if (engineOf(url) !== 'sqlite') throw new BackupError('a PostgreSQL database is restored with pg_restore')
+  const { restoreSqlite } = await import('./sqlite/sqlite-backup.js')
+  return restoreSqlite(url, file)
 }

@@ -1,7 +1,7 @@
 import type { BookStore } from './contracts/book-store.js'
 import type { Database } from './contracts/database.js'
 import type { LoginAttempts } from './contracts/login-attempts.js'
-import { IDEMPOTENCY_TTL_MS } from './sql/idempotency.js'
+import { IDEMPOTENCY_TTL_MS } from './contracts/idempotency.js'
 
 // What the database keeps and how often each process trims the rest, in one place: the change log
 // (below; the stores run the steps, SQLite's on its writer thread between two group commits), the

@@ -3,7 +3,7 @@ import { promises as dns } from 'node:dns'
 import { BlockList, isIP, type LookupFunction } from 'node:net'
 
 /**
- * Server-side request forgery protection (docs/webhooks.md "Private addresses"; decisions
+ * Server-side request forgery protection (docs/webhooks.md "Private addresses"; docs/contract.md
  * "Webhooks"): the addresses a webhook may never reach unless `WEBHOOK_ALLOW_PRIVATE=true`.
  * Loopback, "this network" and unspecified, RFC 1918 private, shared (CGNAT), link-local (the
  * cloud metadata address 169.254.169.254 among them), multicast, reserved and broadcast IPv4;

@@ -33,7 +33,7 @@ export interface DeliveryCounters {
 /** An endpoint's lag, for /metrics. */
 export interface EndpointLag {
   readonly endpointId: string
-  /** Changes in the log after the endpoint's position. */
+  /** Changes in the log after the endpoint's `seq`. */
   readonly changes: number
   /** Seconds since the oldest change not yet delivered was committed (0 when none waits). */
   readonly seconds: number
@@ -44,7 +44,7 @@ const LEASE_TTL_MS = 10_000
 const SYNC_INTERVAL_MS = 1000
 /** A safety poll of the change log, besides its wake-ups. */
 const IDLE_POLL_MS = 1000
-/** How long successes wait to be recorded together (their position writes grouped). */
+/** How long successes wait to be recorded together (their `seq` writes grouped). */
 const RECORD_DELAY_MS = 200
 const READ_BATCH = 100
 
@@ -65,12 +65,12 @@ function pause(ms: number, signal: AbortSignal, wake?: (resolve: () => void) => 
 
 /**
  * Sends every change of the change log to every enabled webhook endpoint (docs/webhooks.md;
- * decisions "Webhooks"). Each process runs one; the one holding the lease in the database
- * (`webhook_dispatcher_lease`) sends, so each event goes out once per endpoint however many
+ * docs/contract.md "Webhooks"). Each process runs one; the one holding the lease in the database
+ * (`webhook_dispatcher_lease`) sends, so each change goes out once per endpoint however many
  * workers and instances run; another takes over within the lease's time when its holder dies.
  *
  * The holder runs one loop per endpoint (a slow or dead endpoint delays only itself): each sends
- * the changes after the endpoint's position in order, change n+1 only once n succeeded or was
+ * the changes after the endpoint's `seq` in order, change n+1 only once n succeeded or was
  * given up, retrying a failure on the schedule. Successes are recorded in groups a few ms later,
  * so after a crash the last few may go again, with the same `webhook-id`; nothing is skipped.
  */
@@ -204,9 +204,9 @@ export class WebhookDispatcher {
 
 /**
  * The change log as the endpoint loops read it: the last few batches read are kept, so loops at
- * nearby positions share one read instead of one each. A batch read after `after` holds every
+ * nearby endpoints share one read instead of one each. A batch read after `after` holds every
  * change committed in (`after`, its last number] (the log never skips one, and a committed change
- * never changes), so any later position inside that range is answered from it.
+ * never changes), so any later `after` inside that range is answered from it.
  */
 class SharedChangeReader {
   private batches: { after: number; changes: BookChange[] }[] = []
@@ -226,10 +226,10 @@ class SharedChangeReader {
   }
 }
 
-/** Successes waiting to be recorded, and the endpoints' positions after them, written together. */
+/** Successes waiting to be recorded, and the endpoints' new `seq`s, written together. */
 class OutcomeRecorder {
   private outcomes: DeliveryOutcome[] = []
-  private positions = new Map<string, { id: string; revision: number; position: number }>()
+  private seqs = new Map<string, { id: string; revision: number; seq: number }>()
   private timer: NodeJS.Timeout | undefined
   private writing: Promise<void> = Promise.resolve()
 
@@ -238,10 +238,10 @@ class OutcomeRecorder {
     private readonly log: FastifyBaseLogger
   ) {}
 
-  /** Records `outcome` (when given) and moves the endpoint's position to `position`, soon. */
-  add(outcome: DeliveryOutcome | undefined, endpoint: WebhookEndpoint, position: number): void {
+  /** Records `outcome` (when given) and moves the endpoint's `seq` to `seq`, soon. */
+  add(outcome: DeliveryOutcome | undefined, endpoint: WebhookEndpoint, seq: number): void {
     if (outcome) this.outcomes.push(outcome)
-    this.positions.set(endpoint.id, { id: endpoint.id, revision: endpoint.revision, position })
+    this.seqs.set(endpoint.id, { id: endpoint.id, revision: endpoint.revision, seq })
     this.timer ??= setTimeout(() => void this.flush(), RECORD_DELAY_MS)
   }
 
@@ -250,13 +250,13 @@ class OutcomeRecorder {
     clearTimeout(this.timer)
     this.timer = undefined
     const outcomes = this.outcomes
-    const positions = [...this.positions.values()]
+    const seqs = [...this.seqs.values()]
     this.outcomes = []
-    this.positions = new Map()
+    this.seqs = new Map()
     this.writing = this.writing.then(async () => {
-      if (outcomes.length === 0 && positions.length === 0) return
+      if (outcomes.length === 0 && seqs.length === 0) return
       try {
-        await this.webhooks.record(outcomes, positions)
+        await this.webhooks.record(outcomes, seqs)
       } catch (error) {
         // Not recorded: after a restart these changes go again (same webhook-id), never skipped.
         this.log.warn({ err: error }, 'webhooks: cannot record delivered changes')
@@ -270,7 +270,7 @@ class OutcomeRecorder {
 class EndpointLoop {
   private readonly controller = new AbortController()
   private readonly agents = endpointAgents()
-  private position: number
+  private seq: number
   private wakeUp: (() => void) | undefined
   private running: Promise<void> = Promise.resolve()
   /** The commit time of the change being delivered (ms), for the lag. */
@@ -284,7 +284,7 @@ class EndpointLoop {
     private readonly options: DispatcherOptions,
     private readonly counters: DeliveryCounters
   ) {
-    this.position = endpoint.position
+    this.seq = endpoint.seq
   }
 
   start(): void {
@@ -298,7 +298,7 @@ class EndpointLoop {
   lag(head: number): EndpointLag {
     return {
       endpointId: this.endpoint.id,
-      changes: Math.max(0, head - this.position),
+      changes: Math.max(0, head - this.seq),
       seconds: this.waitingSince === undefined ? 0 : Math.max(0, (Date.now() - this.waitingSince) / 1000)
     }
   }
@@ -317,7 +317,7 @@ class EndpointLoop {
   private async run(): Promise<void> {
     while (!this.stopped) {
       try {
-        const pending = await this.webhooks.pending(this.endpoint.id, this.position)
+        const pending = await this.webhooks.pending(this.endpoint.id, this.seq)
         if (pending !== undefined) {
           const [change] = await this.changes.changesAfter(pending.seq - 1, 1)
           if (change?.seq === pending.seq) {
@@ -325,12 +325,12 @@ class EndpointLoop {
           } else {
             // Retention removed the change meanwhile: nothing left to send for it.
             this.recorder.add({ ...pending, status: 'failed', error: 'the change is no longer in the change log', at: Date.now(), nextAttemptAt: null }, this.endpoint, pending.seq)
-            this.position = pending.seq
+            this.seq = pending.seq
           }
         }
         for (;;) {
           if (this.stopped) return
-          const batch = await this.changes.changesAfter(this.position, READ_BATCH)
+          const batch = await this.changes.changesAfter(this.seq, READ_BATCH)
           if (batch.length === 0) {
             this.waitingSince = undefined
             await pause(IDLE_POLL_MS, this.controller.signal, (resolve) => (this.wakeUp = resolve))
@@ -339,7 +339,7 @@ class EndpointLoop {
           for (const change of batch) {
             if (this.stopped) return
             if (!this.endpoint.events.includes(change.operation)) {
-              this.position = change.seq
+              this.seq = change.seq
               this.recorder.add(undefined, this.endpoint, change.seq)
               continue
             }
@@ -384,7 +384,7 @@ class EndpointLoop {
       if (outcome.ok) {
         this.counters.succeeded++
         this.recorder.add({ ...base, id: rowId, status: 'succeeded', nextAttemptAt: null }, this.endpoint, change.seq)
-        this.position = change.seq
+        this.seq = change.seq
         return 'done'
       }
       const gone = outcome.httpStatus === 410
@@ -395,11 +395,11 @@ class EndpointLoop {
           : `the retry schedule ran out: ${attempt} attempts of ${webhookId} failed (last: ${outcome.error})`
         await this.recorder.flush()
         await this.webhooks.record([{ ...base, id: rowId, status: 'failed', nextAttemptAt: null }], [
-          { id: this.endpoint.id, revision: this.endpoint.revision, position: change.seq }
+          { id: this.endpoint.id, revision: this.endpoint.revision, seq: change.seq }
         ])
         await this.webhooks.disable(this.endpoint.id, this.endpoint.revision, reason)
         this.options.log.warn({ webhook: this.endpoint.id, reason }, 'webhooks: endpoint disabled')
-        this.position = change.seq
+        this.seq = change.seq
         return 'disabled'
       }
       this.counters.failed++

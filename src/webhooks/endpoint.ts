@@ -4,8 +4,8 @@ import type { WebhookEndpoint } from '../storage/contracts/webhook-store.js'
 import type { Webhook } from './schema.js'
 import { newSecret } from './signature.js'
 
-/** Every change operation: the events of an endpoint created without `events`. */
-export const ALL_EVENTS: readonly ChangeOperation[] = ['created', 'updated', 'deleted']
+/** Every change operation: what an endpoint created without `events` subscribes to. */
+export const ALL_OPERATIONS: readonly ChangeOperation[] = ['created', 'updated', 'deleted']
 
 /**
  * A new endpoint (POST /webhooks, `book-service webhooks add`): a new id and secret, enabled, at
@@ -16,12 +16,12 @@ export function newEndpoint(
   lastSeq: number
 ): Omit<WebhookEndpoint, 'revision'> {
   return {
-    id: randomUUID(), url: input.url, events: [...(input.events ?? ALL_EVENTS)], description: input.description ?? null, enabled: true,
-    disabledReason: null, secret: newSecret(), previousSecret: null, previousSecretUntil: null, createdAt: new Date().toISOString(), position: lastSeq
+    id: randomUUID(), url: input.url, events: [...(input.events ?? ALL_OPERATIONS)], description: input.description ?? null, enabled: true,
+    disabledReason: null, secret: newSecret(), previousSecret: null, previousSecretUntil: null, createdAt: new Date().toISOString(), seq: lastSeq
   }
 }
 
-/** An endpoint as the API answers it (decisions "Webhooks"): never its secret. */
+/** An endpoint as the API answers it (docs/contract.md "Webhooks"): never its secret. */
 export function webhookView(endpoint: Omit<WebhookEndpoint, 'revision'>): Webhook {
   return {
     id: endpoint.id, url: endpoint.url, events: [...endpoint.events], description: endpoint.description, enabled: endpoint.enabled,

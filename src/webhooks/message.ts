@@ -1,10 +1,10 @@
 import type { BookChange } from '../storage/contracts/change-log.js'
 
-/** The event types of the body's `type` (decisions "Webhooks"), by change operation. */
+/** The event types of the body's `type` (docs/contract.md "Webhooks"), by change operation. */
 export const EVENT_TYPES = { created: 'book.created', updated: 'book.updated', deleted: 'book.deleted' } as const
 
 /**
- * The body of one delivery (decisions "Webhooks"): `{"type", "timestamp", "data": {"seq", "id",
+ * The body of one delivery (docs/contract.md "Webhooks"): `{"type", "timestamp", "data": {"seq", "id",
  * "book"}}`, `timestamp` the change's commit time (RFC 3339), the same for every attempt.
  */
 export function messageBody(change: BookChange): string {

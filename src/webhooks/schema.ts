@@ -1,7 +1,7 @@
 import Type, { type Static } from 'typebox'
 
 /*
- * The schemas of the /webhooks routes (decisions "Webhooks"; docs/webhooks.md): validation,
+ * The schemas of the /webhooks routes (docs/contract.md "Webhooks"; docs/webhooks.md): validation,
  * serialization and the API document from one source.
  */
 
@@ -99,6 +99,6 @@ export type Delivery = Static<typeof Delivery>
 /** Query of GET /webhooks/{id}/deliveries. */
 export const DeliveriesQuery = Type.Object({
   limit: Type.Optional(Type.String({ pattern: '^([1-9][0-9]{0,2}|1000)$', description: 'Page size, 1 to 1000 (default 100).' })),
-  cursor: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,15}$', description: 'The position the `Link` header gives for the next page.' })),
+  cursor: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,15}$', description: 'The cursor the `Link` header gives for the next page (a delivery id).' })),
   status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')]))
 })

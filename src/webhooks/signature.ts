@@ -9,7 +9,7 @@ export function newSecret(): string {
 }
 
 /**
- * The `webhook-signature` header of one attempt (Standard Webhooks 1.0; decisions "Webhooks"):
+ * The `webhook-signature` header of one attempt (Standard Webhooks 1.0; docs/contract.md "Webhooks"):
  * for each secret, `v1,` and the base64 HMAC-SHA256 of `id.timestamp.body` keyed by the
  * base64-decoded part of the secret after `whsec_`; several (a rotation's overlap) separated by
  * spaces, the newest first.

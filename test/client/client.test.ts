@@ -161,7 +161,7 @@ describe('the typed client against the real server', () => {
       await eventually('the stream is open', async () => opened === 1)
       const first = await writer.createBook({ title: 'Subscribed', author: 'A', year: 1 })
       await eventually('the first change arrives', async () => changes.length === 1)
-      assert.deepEqual(changes[0], { sequence: changes[0]!.sequence, type: 'created', id: first.id, book: first })
+      assert.deepEqual(changes[0], { seq: changes[0]!.seq, type: 'created', id: first.id, book: first })
       await proxy.cut()
       await writer.updateBook(first.id, { year: 2 })
       await writer.deleteBook(first.id)
@@ -169,7 +169,7 @@ describe('the typed client against the real server', () => {
       await eventually('the changes made during the break arrive', async () => changes.length === 3)
       assert.ok(reconnects.length >= 1)
       assert.deepEqual(changes.map((change) => change.type), ['created', 'updated', 'deleted'])
-      assert.deepEqual(changes.map((change) => change.sequence - changes[0]!.sequence), [0, 1, 2])
+      assert.deepEqual(changes.map((change) => change.seq - changes[0]!.seq), [0, 1, 2])
       assert.equal(changes[2]!.book, null)
     } finally {
       controller.abort()

@@ -65,7 +65,7 @@ describe('subscribe: the change feed followed by the client', () => {
       () => eventStream('id: 5\nevent: created\ndata: {"id":3,"book":{"id":3,"title":"Dune","author":"Frank Herbert","year":1965}}\n\n')
     ])
     const { changes, waits, reconnects } = await follow(fetch, (changes, waits) => changes.length === 1 && waits.length === 5)
-    assert.deepEqual(changes, [{ sequence: 5, type: 'created', id: 3, book: { id: 3, title: 'Dune', author: 'Frank Herbert', year: 1965 } }])
+    assert.deepEqual(changes, [{ seq: 5, type: 'created', id: 3, book: { id: 3, title: 'Dune', author: 'Frank Herbert', year: 1965 } }])
     assert.deepEqual(reconnects, waits)
     // The stream's retry: 2000, doubling: 2, 4, 8, 16 s, then 30 s at most; each with up to half taken off.
     waits.forEach((wait, index) => {
@@ -139,8 +139,8 @@ describe('subscribe: the change feed followed by the client', () => {
     ])
     const { changes } = await follow(fetch, (changes) => changes.length === 2)
     assert.deepEqual(changes, [
-      { sequence: 1, type: 'reset', id: null, book: null },
-      { sequence: 2, type: 'deleted', id: 7, book: null }
+      { seq: 1, type: 'reset', id: null, book: null },
+      { seq: 2, type: 'deleted', id: 7, book: null }
     ])
   })
 })

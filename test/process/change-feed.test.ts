@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { describe, test } from 'node:test'
 import { seedSqlite } from '../../bench/seed.js'
 import { authHeaders, signToken } from '../support/app.js'
-import { openFeed, sequences } from '../support/change-feed.js'
+import { openFeed, seqsOf } from '../support/change-feed.js'
 import { eventually } from '../support/client.js'
 import { createPostgresDatabase, engines } from '../support/engines.js'
 import { removeDirectory, startServer, temporaryDirectory, type RunningServer } from '../support/server.js'
@@ -59,13 +59,13 @@ describeEachEngineServer('GET /books/changes', ({ server }) => {
     const seen = await cut.waitFor(5)
     cut.close()
     const changes = await writing
-    const all = sequences(await whole.waitFor(changes))
+    const all = seqsOf(await whole.waitFor(changes))
     const first = all[0]!
     assert.deepEqual(all, Array.from({ length: changes }, (_, i) => first + i))
     const lastSeen = seen.at(-1)!.lastEventId
     const resumed = await openFeed(url, { ...auth, 'last-event-id': lastSeen })
-    const rest = sequences(await resumed.waitFor(all.at(-1)! - Number(lastSeen)))
-    assert.deepEqual([...sequences(seen), ...rest], all)
+    const rest = seqsOf(await resumed.waitFor(all.at(-1)! - Number(lastSeen)))
+    assert.deepEqual([...seqsOf(seen), ...rest], all)
     whole.close()
     resumed.close()
   })
@@ -107,7 +107,7 @@ test('[postgres] subscribers on two instances get every change of a burst made t
     const feeds = await Promise.all(urls.map((url) => openFeed(url, auth)))
     const changes = await burst(urls, 60)
     const streams = await Promise.all(feeds.map((feed) => feed.waitFor(changes, 1000 + changes * 20)))
-    const first = sequences(streams[0]!)
+    const first = seqsOf(streams[0]!)
     assert.deepEqual(first, Array.from({ length: changes }, (_, i) => first[0]! + i))
     assert.deepEqual(streams[1], streams[0])
     feeds.forEach((feed) => feed.close())
@@ -128,7 +128,7 @@ test('[sqlite] a subscriber gets the changes made through another process on the
     const feed = await openFeed(one, auth)
     const changes = await burst([two], 30)
     const events = await feed.waitFor(changes, 1000 + changes * 20)
-    const numbers = sequences(events)
+    const numbers = seqsOf(events)
     assert.deepEqual(numbers, Array.from({ length: changes }, (_, i) => numbers[0]! + i))
     feed.close()
   } finally {
@@ -145,7 +145,7 @@ test('[sqlite] WORKERS=2: subscribers on the shared port get every change of a b
     const feeds = await Promise.all(Array.from({ length: 4 }, () => openFeed(server.url, auth)))
     const changes = await burst([server.url], 30)
     const streams = await Promise.all(feeds.map((feed) => feed.waitFor(changes, 1000 + changes * 20)))
-    const first = sequences(streams[0]!)
+    const first = seqsOf(streams[0]!)
     assert.deepEqual(first, Array.from({ length: changes }, (_, i) => first[0]! + i))
     for (const stream of streams.slice(1)) assert.deepEqual(stream, streams[0])
     feeds.forEach((feed) => feed.close())

@@ -3,7 +3,7 @@ import { test } from 'node:test'
 import pg from 'pg'
 import type { StreamEvent } from '../../src/client/event-stream.js'
 import { authHeaders } from '../support/app.js'
-import { openFeed, sequences } from '../support/change-feed.js'
+import { openFeed, seqsOf } from '../support/change-feed.js'
 import { eventually } from '../support/client.js'
 import { createPostgresDatabase, postgresSkipReason } from '../support/engines.js'
 import { removeDirectory, startServer, temporaryDirectory, type RunningServer } from '../support/server.js'
@@ -66,7 +66,7 @@ test('[postgres] a slow writer and an open SQL session while 30 writes commit th
     const passing = await openFeed(two, auth, '?after=0')
     const passed = await passing.waitFor(32)
     passing.close()
-    const position = passed.at(-1)!.lastEventId
+    const seq = passed.at(-1)!.lastEventId
 
     await locker.query('COMMIT')
     assert.equal((await slowPut).status, 200)
@@ -74,15 +74,15 @@ test('[postgres] a slow writer and an open SQL session while 30 writes commit th
 
     const total = 34
     const streams = await Promise.all(live.map((feed) => feed.waitFor(total, 10_000)))
-    const resumed = await openFeed(one, { ...auth, 'last-event-id': position })
+    const resumed = await openFeed(one, { ...auth, 'last-event-id': seq })
     const rest = await resumed.waitFor(total - 32, 10_000)
     const order = streams[0]!
-    assert.deepEqual(sequences(order), Array.from({ length: total }, (_, i) => i + 1))
+    assert.deepEqual(seqsOf(order), Array.from({ length: total }, (_, i) => i + 1))
     assert.equal(new Set(order.map(changeOf)).size, total, 'each change once')
     assert.deepEqual(streams[1]!.map(changeOf), order.map(changeOf))
     assert.deepEqual(passed.map(changeOf), order.slice(0, 32).map(changeOf))
     assert.deepEqual([...passed, ...rest].map(changeOf), order.map(changeOf))
-    // The slow PUT and the foreign change came after the position the passing subscriber took.
+    // The slow PUT and the foreign change came after the sequence number the passing subscriber had reached.
     assert.deepEqual(rest.map((event) => (JSON.parse(event.data) as { id: number }).id).sort(), [slow, other].sort())
     await new Promise((resolve) => setTimeout(resolve, 300))
     assert.equal(streams[0]!.length, total)
@@ -142,7 +142,7 @@ test('[postgres] the numbering holder SIGKILLed under write load: another instan
     assert.deepEqual(log, { n: log!.high, low: 1, high: log!.n, distinct: log!.n })
     assert.ok(log!.n >= acknowledged)
     const events = await feed.waitFor(log!.n, 10_000)
-    assert.deepEqual(sequences(events), Array.from({ length: log!.n }, (_, i) => i + 1))
+    assert.deepEqual(seqsOf(events), Array.from({ length: log!.n }, (_, i) => i + 1))
     assert.equal(new Set(events.map(changeOf)).size, log!.n)
     feed.close()
     // The bound docs/change-feed.md "Change log" states for a holder whose process died.

@@ -87,7 +87,7 @@ describeEachEngine('webhooks', ({ app }) => {
     assert.equal((await app().inject({ method: 'GET', url: '/webhooks' })).statusCode, 401)
   })
 
-  test('mixed writes arrive signed (verified by standardwebhooks), in order, with the body of the decisions', async () => {
+  test('mixed writes arrive signed (verified by standardwebhooks), in order, with the body of the contract', async () => {
     receiver.received.length = 0
     const created = (await addWebhook(app(), { url: receiver.url })).json().data
     receiver.secrets = [created.secret]

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify'
 import { buildApp, type AppConfig } from '../../src/app.js'
 import { loadConfig } from '../../src/config.js'
 import type { Database } from '../../src/storage/contracts/database.js'
-import { SqliteDatabase } from '../../src/storage/sqlite/store.js'
+import { SqliteDatabase } from '../../src/storage/sqlite/sqlite-database.js'
 
 /** The signing secret of every test app and test server. */
 export const TEST_SECRET = 'test-secret-0123456789-abcdefghijklmnopqrstuvwxyz'

@@ -77,6 +77,6 @@ export function openFeed(baseUrl: string, headers: Record<string, string> = {}, 
 }
 
 /** The sequence numbers of `events`. */
-export function sequences(events: StreamEvent[]): number[] {
+export function seqsOf(events: StreamEvent[]): number[] {
   return events.map((event) => Number(event.lastEventId))
 }

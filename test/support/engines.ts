@@ -2,8 +2,8 @@ import pg from 'pg'
 import { createScratchDatabase, type ScratchDatabase } from './scratch-database.js'
 import type { Database } from '../../src/storage/contracts/database.js'
 import type { Engine } from '../../src/storage/contracts/engine.js'
-import { PostgresDatabase } from '../../src/storage/postgres/store.js'
-import { SqliteDatabase } from '../../src/storage/sqlite/store.js'
+import { PostgresDatabase } from '../../src/storage/postgres/postgres-database.js'
+import { SqliteDatabase } from '../../src/storage/sqlite/sqlite-database.js'
 
 /** The PostgreSQL server the tests use (`TEST_POSTGRES_URL` overrides); each run makes its own database in it. */
 export const POSTGRES_ADMIN_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test'

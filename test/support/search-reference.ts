@@ -1,7 +1,7 @@
 import type { Book } from './books.js'
 
 /**
- * A plain reference of the search rule (decisions "Search"), written apart from the service's
+ * A plain reference of the search rule (docs/contract.md "Search"), written apart from the service's
  * code: every book scanned, no index. Tests compare the service's answers with it.
  */
 

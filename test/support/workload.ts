@@ -68,7 +68,8 @@ export class BookWorkload {
   private readonly books = new Map<number, BookHistory>()
   /** Creates that got no answer: their books may or may not exist. */
   private unansweredCreates: Operation[] = []
-  private sequence = 0
+  /** How many writes this workload has sent: each write's fields carry its number, so they differ. */
+  private writesSent = 0
   /** Creates answered 2xx since the last check. */
   private acknowledgedCreates = 0
   private readonly headers = { ...authHeaders(), 'content-type': 'application/json' }
@@ -98,11 +99,11 @@ export class BookWorkload {
   /** Sends one random write; true when its connection failed. */
   private async step(baseUrl: string): Promise<boolean> {
     const live = [...this.books.values()].filter((book) => !book.operations.some((op) => op.kind === 'delete' && isSuccess(op.status)))
-    const seq = ++this.sequence
+    const write = ++this.writesSent
     const roll = Math.random()
     let operation: Operation
     if (live.length < 20 || roll < 0.35) {
-      const fields = { title: `${this.tag}-c${seq}`, author: `author-${seq}`, year: (seq % 19_999) - 9999 }
+      const fields = { title: `${this.tag}-c${write}`, author: `author-${write}`, year: (write % 19_999) - 9999 }
       operation = { kind: 'create', fields, sentAt: 0, settledAt: Infinity, outcome: 'pending' }
       this.unansweredCreates.push(operation)
     } else {
@@ -112,7 +113,7 @@ export class BookWorkload {
         operation = {
           kind: 'update',
           id: book.id,
-          fields: { title: `${this.tag}-u${seq}`, author: confirmed.author, year: (seq % 19_999) - 9999 },
+          fields: { title: `${this.tag}-u${write}`, author: confirmed.author, year: (write % 19_999) - 9999 },
           sentAt: 0,
           settledAt: Infinity,
           outcome: 'pending'

@@ -56,9 +56,9 @@ describe('the page’s change feed: the client’s subscribe and the states it s
     ])
     const { changes, states, waits } = await follow(fetch, (_states, changes) => changes.length === 3)
     assert.deepEqual(changes, [
-      { sequence: 5, type: 'created', id: 3, book: { id: 3, title: 'Dune', author: 'Frank Herbert', year: 1965 } },
-      { sequence: 9, type: 'deleted', id: 3, book: null },
-      { sequence: 10, type: 'reset', id: null, book: null }
+      { seq: 5, type: 'created', id: 3, book: { id: 3, title: 'Dune', author: 'Frank Herbert', year: 1965 } },
+      { seq: 9, type: 'deleted', id: 3, book: null },
+      { seq: 10, type: 'reset', id: null, book: null }
     ])
     assert.equal(requests[0]!.url, '/books/changes')
     assert.equal(requests[0]!.cache, 'no-store')

@@ -1,7 +1,6 @@
 import { Command } from 'commander'
-import { engineOf } from '../../storage/contracts/engine.js'
-import { backupPostgres } from '../../storage/postgres/backup.js'
-import { BackupError, backupSqlite } from '../../storage/sqlite/backup.js'
+import { BackupError } from '../../storage/contracts/backup.js'
+import { backupDatabase } from '../../storage/open.js'
 import { configOrExit, fail } from '../exit.js'
 import { CONFIGURATION_HELP } from '../help.js'
 import { bookCount } from '../progress.js'
@@ -11,20 +10,19 @@ export const EXIT_NOT_SUPPORTED = 2
 
 /**
  * `book-service backup FILE` (docs/data.md "Backups and moving data"): on SQLite, a consistent
- * snapshot of the database while the service runs (see {@link backupSqlite}); prints one line
- * with the number of books. On PostgreSQL, runs `pg_dump --format=custom` when it is installed
- * ({@link backupPostgres}); otherwise says in one line that pg_dump is the tool and exits 2.
+ * snapshot of the database while the service runs (see {@link backupDatabase}); prints one line
+ * with the number of books. On PostgreSQL, runs `pg_dump --format=custom` when it is installed; otherwise says in one line that pg_dump is the tool and exits 2.
  * Exits 1 with one line on any failure.
  */
 async function backup(file: string): Promise<void> {
   const config = configOrExit()
   try {
-    if (engineOf(config.DATABASE_URL) === 'sqlite') {
-      const books = await backupSqlite(config.DATABASE_URL, file)
-      process.stdout.write(`book-service: backup of ${bookCount(books)} written to ${file} (integrity ok)\n`)
+    const backup = await backupDatabase(config, file)
+    if (backup.engine === 'sqlite') {
+      process.stdout.write(`book-service: backup of ${bookCount(backup.books)} written to ${file} (integrity ok)\n`)
       return
     }
-    const outcome = await backupPostgres(config.DATABASE_URL, file)
+    const outcome = backup.pgDump
     if (outcome === 'missing') {
       process.stderr.write('book-service: on PostgreSQL back up with pg_dump (e.g. pg_dump --format=custom --file=FILE "$DATABASE_URL"); pg_dump is not installed here\n')
       process.exit(EXIT_NOT_SUPPORTED)

@@ -1,6 +1,7 @@
 import { Command } from 'commander'
 import { engineOf } from '../../storage/contracts/engine.js'
-import { BackupError, restoreSqlite } from '../../storage/sqlite/backup.js'
+import { BackupError } from '../../storage/contracts/backup.js'
+import { restoreDatabase } from '../../storage/open.js'
 import { configOrExit, fail } from '../exit.js'
 import { CONFIGURATION_HELP } from '../help.js'
 import { bookCount } from '../progress.js'
@@ -8,7 +9,7 @@ import { EXIT_NOT_SUPPORTED } from './backup.js'
 
 /**
  * `book-service restore FILE` (SQLite; docs/data.md "Backups and moving data"): replaces the database at
- * `DATABASE_URL` with the backup FILE (see {@link restoreSqlite}: integrity and migrations checked
+ * `DATABASE_URL` with the backup FILE (see {@link restoreDatabase}: integrity and migrations checked
  * first, refused while a service holds the database, the old file kept beside it). Prints one line;
  * exits 1 with one line when refused or failed (the database is then unchanged), 2 on PostgreSQL.
  */
@@ -19,7 +20,7 @@ async function restore(file: string): Promise<void> {
     process.exit(EXIT_NOT_SUPPORTED)
   }
   try {
-    const { books, previous } = await restoreSqlite(config.DATABASE_URL, file)
+    const { books, previous } = await restoreDatabase(config, file)
     const kept = previous ? `; the previous database is kept as ${previous}` : ''
     process.stdout.write(`book-service: restored ${bookCount(books)} from ${file} into ${config.DATABASE_URL}${kept}\n`)
   } catch (error) {

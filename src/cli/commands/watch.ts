@@ -13,14 +13,14 @@ export interface WatchOptions {
 }
 
 /** Parses `--after`: a sequence number (whole, 0 or more). */
-function sequence(value: string): number {
+function parseSeq(value: string): number {
   if (!/^[0-9]{1,15}$/.test(value)) throw new InvalidArgumentError('must be a sequence number (decimal digits)')
   return Number(value)
 }
 
-/** One change as the NDJSON line `watch` prints: `{"sequence":…,"type":…,"id":…,"book":…}`. */
+/** One change as the NDJSON line `watch` prints: `{"sequence":…,"type":…,"id":…,"book":…}` (its documented output: `sequence` is the change's `seq`). */
 export function changeLine(change: BookChangeEvent): string {
-  return `${JSON.stringify({ sequence: change.sequence, type: change.type, id: change.id, book: change.book })}\n`
+  return `${JSON.stringify({ sequence: change.seq, type: change.type, id: change.id, book: change.book })}\n`
 }
 
 /**
@@ -76,7 +76,7 @@ export function watchCommand(): Command {
     .description('print each change of the running service (GET /books/changes) as one NDJSON line, until interrupted')
     .option('--url <url>', 'where the service is (default: http://127.0.0.1:PORT)')
     .option('--token <token>', 'the bearer token (default: BOOK_SERVICE_TOKEN, else a reader token signed with the configured secret)')
-    .option('--after <sequence>', 'start after this change (default: changes from now on)', sequence)
+    .option('--after <sequence>', 'start after this change (default: changes from now on)', parseSeq)
     .addHelpText('after', CONFIGURATION_HELP)
     .action(watch)
 }

@@ -52,7 +52,7 @@ export function webhooksCommand(): Command {
     .action((url: string, options: { events?: string; description?: string }) => {
       const input = {
         url,
-        ...(options.events === undefined ? {} : { events: options.events.split(',').map((event) => event.trim()) as ChangeOperation[] }),
+        ...(options.events === undefined ? {} : { events: options.events.split(',').map((operation) => operation.trim()) as ChangeOperation[] }),
         ...(options.description === undefined ? {} : { description: options.description })
       }
       if (!Value.Check(WebhookInput, input)) fail('the url must be 1 to 2048 characters, --events a list of created, updated, deleted (each once)')

@@ -1,21 +1,37 @@
 import type { FastifyInstance } from 'fastify'
 import type { Registry } from 'prom-client'
-import type { FeedCounters } from '../../feed/subscriber.js'
 import type { ChangeLog } from '../../storage/contracts/change-log.js'
-import type { DeliveryCounters, EndpointLag } from '../../webhooks/dispatcher.js'
 import { inClusterWorker, reportToPrimary, serviceMetrics } from './cluster-metrics.js'
+
+/*
+ * The change feed and the webhook dispatcher hand /metrics what it reads of them through the two
+ * interfaces below (app.ts passes them in), so the HTTP layer depends on no service.
+ */
 
 /** What /metrics reads of the change feed (src/feed/change-feed.ts). */
 export interface FeedMetricsSource {
   /** Streams open now. */
   readonly subscribers: number
-  readonly counters: Readonly<FeedCounters>
+  readonly counters: {
+    /** Change events written to subscribers. */
+    readonly eventsSent: number
+    /** Subscribers dropped for not keeping up. */
+    readonly dropped: number
+  }
 }
 
 /** What /metrics reads of the webhook dispatcher (src/webhooks/dispatcher.ts). */
 export interface WebhookMetricsSource {
-  readonly counters: Readonly<DeliveryCounters>
-  lags(): EndpointLag[]
+  readonly counters: {
+    /** Attempts answered 2xx. */
+    readonly succeeded: number
+    /** Attempts that failed and will be retried. */
+    readonly failed: number
+    /** Deliveries given up. */
+    readonly givenUp: number
+  }
+  /** Each enabled endpoint's lag: changes not yet delivered, and the oldest one's age in seconds. */
+  lags(): { readonly endpointId: string; readonly changes: number; readonly seconds: number }[]
 }
 
 /** Where the metrics are served. */

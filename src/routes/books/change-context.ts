@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify'
-import { tokenSubject } from '../../auth/auth-hook.js'
+import { tokenSubject } from '../../http/pipeline/auth-hook.js'
 import type { ChangeContext } from '../../storage/contracts/change-log.js'
 
 /**

@@ -22,7 +22,7 @@ export interface ChangeFeedRouteOptions {
 type ChangesRequest = FastifyRequest<{ Querystring: { after?: string } }>
 
 /** A `Last-Event-ID` that names a sequence number: digits only, as the feed sends them. */
-const SEQUENCE = /^[0-9]{1,15}$/
+const SEQ_TEXT = /^[0-9]{1,15}$/
 
 /**
  * Where the stream starts (docs/change-feed.md "Change feed"): `Last-Event-ID` (a reconnection) wins, then
@@ -31,7 +31,7 @@ const SEQUENCE = /^[0-9]{1,15}$/
 function startPoint(request: ChangesRequest): StartPoint {
   const header = request.headers['last-event-id']
   const lastEventId = (Array.isArray(header) ? header[0] : header)?.trim()
-  if (lastEventId) return SEQUENCE.test(lastEventId) ? Number(lastEventId) : 'unknown'
+  if (lastEventId) return SEQ_TEXT.test(lastEventId) ? Number(lastEventId) : 'unknown'
   const after = request.query.after
   return after === undefined ? undefined : Number(after)
 }
@@ -59,7 +59,7 @@ export function changeFeedHandler(options: ChangeFeedRouteOptions) {
       // "From now" is fixed before the head is sent: a change acknowledged after the client saw the
       // head has a greater number (numbers are given in order, at or after the commit), so it is
       // delivered. Resolving it later would race a write made as soon as the head arrives.
-      const start = startPoint(request) ?? (await feed.lastSequence())
+      const start = startPoint(request) ?? (await feed.lastSeq())
       const head: OutgoingHttpHeaders = {
         ...(reply.getHeaders() as OutgoingHttpHeaders),
         'content-type': EVENT_STREAM_CONTENT_TYPE,

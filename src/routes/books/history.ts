@@ -14,7 +14,7 @@ import {
   successResponse,
   withHeaders
 } from '../../http/api-document/response-schemas.js'
-import { HISTORY_START, MAX_VERSION, type HistoryEntry } from '../../storage/sql/book-history.js'
+import { HISTORY_START, MAX_VERSION, type HistoryEntry } from '../../storage/contracts/book-history.js'
 import { LIST_PAGE_SIZE, type BookStore } from '../../storage/contracts/book-store.js'
 import { changeContextOf } from './change-context.js'
 import { bookETag, ifMatchHolds } from './etag.js'
@@ -131,9 +131,9 @@ export function historyHandlers(books: BookStore) {
       const size = limit === undefined ? undefined : Number(limit)
       let before = HISTORY_START
       if (after !== undefined) {
-        const seq = decodeHistoryCursor(after)
-        if (seq === undefined) throw new HttpError(400, Messages.invalidInput)
-        before = seq
+        const key = decodeHistoryCursor(after)
+        if (key === undefined) throw new HttpError(400, Messages.invalidInput)
+        before = key
       }
       const id = parseBookId(request.params.id)
       if (id === undefined) throw bookNotFound()

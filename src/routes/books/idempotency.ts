@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
 import Type from 'typebox'
-import { tokenSubject } from '../../auth/auth-hook.js'
+import { tokenSubject } from '../../http/pipeline/auth-hook.js'
 import type { Book, BookInput } from '../../book/schema.js'
 import { HttpError } from '../../http/errors/http-error.js'
 import { Messages } from '../../http/messages.js'
 import type { BookStore } from '../../storage/contracts/book-store.js'
-import { IDEMPOTENCY_TTL_MS, type IdempotencyClaim } from '../../storage/sql/idempotency.js'
+import { IDEMPOTENCY_TTL_MS, type IdempotencyClaim } from '../../storage/contracts/idempotency.js'
 import { changeContextOf } from './change-context.js'
 
 /** Longest `Idempotency-Key` accepted, in characters (a UUID is 36; longer is 400 `Invalid input`). */

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import { guardEveryRoute, type AuthHook } from '../../auth/auth-hook.js'
+import { guardEveryRoute, type AuthHook } from '../../http/pipeline/auth-hook.js'
 import { SEND_DEADLINE_OPT_OUT } from '../../http/pipeline/send-deadline.js'
 import type { BookStore } from '../../storage/contracts/book-store.js'
 import { changeFeedHandler, type ChangeFeedRouteOptions } from './changes.js'

@@ -2,8 +2,7 @@ import Type, { type Static } from 'typebox'
 import { HttpError } from '../../http/errors/http-error.js'
 import { Messages } from '../../http/messages.js'
 import { decodeCursor, decodeRelevanceCursor, encodeCursor, encodeRelevanceCursor } from '../../book/cursor.js'
-import { MAX_SEARCH_LENGTH, parseSearch, type Search } from '../../book/search.js'
-import { relevanceOf } from '../../storage/sql/search-results.js'
+import { MAX_SEARCH_LENGTH, parseSearch, relevanceOf, type Search } from '../../book/search.js'
 import { parseDecimalId } from '../../book/id.js'
 import type { BookQuery, SortField } from '../../book/query.js'
 import type { Book } from '../../book/schema.js'
@@ -99,7 +98,7 @@ export function parseListParameters(raw: ListParameters): Listing | undefined {
     } catch {
       throw invalidInput()
     }
-    // An empty search (white space, nothing but quotes) is as if absent (decisions "Search").
+    // An empty search (white space, nothing but quotes) is as if absent (docs/contract.md "Search").
     if (!search) delete parameters.q
   }
   if (Object.keys(parameters).length === 0) return undefined
@@ -122,17 +121,17 @@ export function parseListParameters(raw: ListParameters): Listing | undefined {
   }
   if (parameters.after !== undefined) {
     if (relevance) {
-      const cursor = decodeRelevanceCursor(parameters.after)
-      if (!cursor) throw invalidInput()
-      query.after = cursor
+      const position = decodeRelevanceCursor(parameters.after)
+      if (!position) throw invalidInput()
+      query.after = position
     } else if (field === 'id') {
       const id = parseDecimalId(parameters.after)
       if (id === undefined) throw invalidInput()
       query.after = { key: id, id }
     } else {
-      const cursor = decodeCursor(parameters.after, sort, field)
-      if (!cursor) throw invalidInput()
-      query.after = cursor
+      const position = decodeCursor(parameters.after, sort, field)
+      if (!position) throw invalidInput()
+      query.after = position
     }
   }
   return { query, limit, count: parameters.count === 'true', parameters }

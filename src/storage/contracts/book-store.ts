@@ -1,12 +1,12 @@
 import type { BookFilter, BookQuery } from '../../book/query.js'
 import type { Book, BookInput, BookPatch } from '../../book/schema.js'
 import type { ChangeContext } from './change-log.js'
-import type { IdempotencyClaim, IdempotentCreate } from '../sql/idempotency.js'
-import type { HistoryPage, RestoreOutcome } from '../sql/book-history.js'
+import type { IdempotencyClaim, IdempotentCreate } from './idempotency.js'
+import type { HistoryPage, RestoreOutcome } from './book-history.js'
 
 /**
  * Where books live: the book operations of a `Database` (./database.ts: `database.books`). Implemented by
- * each engine's database (sqlite/store.ts, postgres/store.ts).
+ * each engine's database (sqlite/sqlite-database.ts, postgres/postgres-database.ts).
  *
  * Every write resolves only once the change is durable (committed and on disk), so a 2xx built on
  * it survives a crash (docs/contract.md "Everything else"). Methods reject with
@@ -32,7 +32,7 @@ export interface BookStore {
   trimIdempotencyKeys(before: string): Promise<number>
   /**
    * Without `query`: every book, ordered by id ascending, yielded in pages so memory stays flat.
-   * With `query`: the books matching its filters, in its order, after its cursor, at most
+   * With `query`: the books matching its filters, in its order, after its `after` position, at most
    * `query.limit` of them (docs/api.md "Large collections and concurrent edits"), read in pages by
    * keyset too (`pagesOf` in sql/list-pages.ts), so an unlimited query holds one page at a time.
    */
@@ -60,7 +60,7 @@ export interface BookStore {
   delete(id: number, context: ChangeContext, expectedVersion?: number): Promise<BookWriteOutcome>
   /**
    * One page of the history of book `id` (README "History and restore"; ./book-history.ts), newest
-   * first: at most `limit` entries, those changed before change-log number `before`
+   * first: at most `limit` entries, those whose history key is below `before`
    * (`HISTORY_START` for the first page). Deleted books keep their history.
    *
    * @returns the page, or undefined when the id has no history at all (never existed, or trimmed).

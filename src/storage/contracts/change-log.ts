@@ -34,7 +34,7 @@ export interface BookChange {
  * another program (a SQL session, a migration) has null in each field.
  *
  * How it reaches the rows, the same way for every field (a new field is one more entry of
- * `CHANGE_CONTEXT_COLUMNS` in sql/change-log.ts and one more column of `book_changes`, added by a
+ * `CHANGE_CONTEXT_COLUMNS` in sql/change-log-statements.ts and one more column of `book_changes`, added by a
  * migration that also reads it in PostgreSQL's trigger):
  * - PostgreSQL: the writing transaction sets `book_service.change_context` (`set_config(…, true)`:
  *   transaction-local, so it never outlives the write on a pooled connection), in the same

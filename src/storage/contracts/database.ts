@@ -7,8 +7,8 @@ import type { WebhookStore } from './webhook-store.js'
 /**
  * One database the service runs on, whole: its books, accounts, change log, login counters and
  * webhooks, and its lifecycle (readiness, the storage's word on an error, closing). Implemented by
- * the SQLite database (embedded default: sqlite/store.ts) and the PostgreSQL one
- * (postgres/store.ts); `openDatabase` (storage/open.ts) picks one from `DATABASE_URL`.
+ * the SQLite database (embedded default: sqlite/sqlite-database.ts) and the PostgreSQL one
+ * (postgres/postgres-database.ts); `openDatabase` (storage/open.ts) picks one from `DATABASE_URL`.
  *
  * Every part rejects with {@link StorageUnavailableError} when the storage cannot be reached; any
  * other rejection is an unexpected failure.

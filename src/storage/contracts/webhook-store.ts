@@ -1,9 +1,10 @@
 import type { ChangeOperation } from './change-log.js'
 
 /**
- * One webhook endpoint as stored (migration `0010_webhooks`; docs/webhooks.md). `position` is the
- * last change-log number it is done with (sent, given up or not subscribed); `revision` moves on
- * every change an admin makes, so the dispatcher never writes a stale position over a replay.
+ * One webhook endpoint as stored (migration `0010_webhooks`; docs/webhooks.md). `seq` is the
+ * sequence number of the last change it is done with (sent, given up or not subscribed; the
+ * column `position`); `revision` moves on every change an admin makes, so the dispatcher never
+ * writes a stale `seq` over a replay.
  */
 export interface WebhookEndpoint {
   readonly id: string
@@ -20,13 +21,13 @@ export interface WebhookEndpoint {
   readonly previousSecretUntil: number | null
   /** ISO 8601 UTC. */
   readonly createdAt: string
-  readonly position: number
+  readonly seq: number
   readonly revision: number
 }
 
 /** The fields of an endpoint an admin (or the dispatcher, disabling it) may change. */
 export type EndpointChange = Partial<
-  Pick<WebhookEndpoint, 'url' | 'events' | 'description' | 'enabled' | 'disabledReason' | 'secret' | 'previousSecret' | 'previousSecretUntil' | 'position'>
+  Pick<WebhookEndpoint, 'url' | 'events' | 'description' | 'enabled' | 'disabledReason' | 'secret' | 'previousSecret' | 'previousSecretUntil' | 'seq'>
 >
 
 /** What happened to one delivery (one event to one endpoint). */
@@ -66,7 +67,7 @@ export interface WebhookStore {
   /** Applies `change` and moves the revision; undefined when no endpoint has this id. */
   update(id: string, change: EndpointChange): Promise<WebhookEndpoint | undefined>
   /**
-   * Moves the endpoint's position back (or on) to `after`, so every change after it is sent again;
+   * Moves the endpoint's `seq` back (or on) to `after`, so every change after it is sent again;
    * pending deliveries after it are closed as failed (the replay sends them again, in order).
    *
    * @returns false when no endpoint has this id.
@@ -76,15 +77,15 @@ export interface WebhookStore {
   delete(id: string): Promise<boolean>
   /** The endpoint's deliveries, newest first, with an id below `before` when given. */
   deliveries(endpointId: string, options: { before?: number; limit: number; status?: DeliveryStatus }): Promise<DeliveryRecord[]>
-  /** The pending delivery of a change after `position`, if an attempt of it failed and another is due. */
-  pending(endpointId: string, position: number): Promise<DeliveryRecord | undefined>
+  /** The pending delivery of a change after `seq`, if an attempt of it failed and another is due. */
+  pending(endpointId: string, seq: number): Promise<DeliveryRecord | undefined>
   /**
-   * Records the attempts' outcomes and the endpoints' new positions in one transaction; a
-   * position is written only while the endpoint's revision is still the one given.
+   * Records the attempts' outcomes and the endpoints' new `seq`s in one transaction; a
+   * `seq` is written only while the endpoint's revision is still the one given.
    *
    * @returns the ids of the delivery rows, in the order of `outcomes`.
    */
-  record(outcomes: readonly DeliveryOutcome[], positions: readonly { id: string; revision: number; position: number }[]): Promise<number[]>
+  record(outcomes: readonly DeliveryOutcome[], seqs: readonly { id: string; revision: number; seq: number }[]): Promise<number[]>
   /** Disables the endpoint with `reason` unless an admin changed it since `revision`. */
   disable(id: string, revision: number, reason: string): Promise<void>
   /**

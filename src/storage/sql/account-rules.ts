@@ -1,5 +1,5 @@
 import { usernameKey, type Account, type Role } from '../../account/schema.js'
-import type { AccountStatements } from './accounts.js'
+import type { AccountStatements } from './account-statements.js'
 import {
   LAST_ADMIN,
   newGeneration,
@@ -42,9 +42,12 @@ async function demotesLastAdmin(statements: AccountStatements, account: Account,
 
 /**
  * The {@link AccountStore} of both engines: the rules of accounts written once over an engine's
- * statements and transaction (the `sqlite/` and `postgres/` `accounts.ts`). A username is one
+ * statements and transaction (`sqlite-account-store.ts`, `postgres-account-store.ts`). A username is one
  * account whatever its case; every create or change draws a new token generation; and no write
  * leaves the database without an admin: the check and the write it guards are one transaction.
+ * Accounts change rarely and skip the books' group commit: SQLite writes them in `BEGIN IMMEDIATE`
+ * on the database's main connection, PostgreSQL in a transaction holding an advisory lock, so
+ * processes and instances do not race.
  */
 export class AccountRules implements AccountStore {
   constructor(private readonly engine: AccountEngine) {}

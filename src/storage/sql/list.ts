@@ -85,9 +85,9 @@ function filters(eb: ExpressionBuilder<Database, 'books'>, filter: BookFilter, s
 }
 
 /**
- * For a year sort with a cursor, drops whichever of the year bound and the cursor is implied by
- * the other, so the `(year, id)` index is entered at the cursor itself: SQLite seeks on one lower
- * bound only, and would otherwise walk from `year_min` to the cursor (O(depth), not O(page)).
+ * For a year sort with an `after` position, drops whichever of the year bound and the position is
+ * implied by the other, so the `(year, id)` index is entered at the position itself: SQLite seeks on one lower
+ * bound only, and would otherwise walk from `year_min` to the position (O(depth), not O(page)).
  */
 function yearKeyset(query: BookQuery): { filter: BookFilter; after: BookQuery['after'] } {
   const { after } = query
@@ -97,9 +97,9 @@ function yearKeyset(query: BookQuery): { filter: BookFilter; after: BookQuery['a
   const bound = query.descending ? 'yearMax' : 'yearMin'
   const bounded = filter[bound]
   if (bounded !== undefined) {
-    // Ascending: rows past (key, id) all have year >= key; if key < year_min, year >= year_min implies the cursor.
-    const cursorImplied = query.descending ? key > bounded : key < bounded
-    if (cursorImplied) return { filter, after: undefined }
+    // Ascending: rows past (key, id) all have year >= key; if key < year_min, year >= year_min implies the position.
+    const positionImplied = query.descending ? key > bounded : key < bounded
+    if (positionImplied) return { filter, after: undefined }
     delete filter[bound]
   }
   return { filter, after }

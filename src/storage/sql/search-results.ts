@@ -92,8 +92,3 @@ export async function searchCount(query: BookQuery, search: Search, read: ReadCa
   for await (const match of matchesOf(query, search, read)) if (match) total++
   return total
 }
-
-/** The relevance rank of `book` for `search`, for the cursor of the next page (0 when it does not match). */
-export function relevanceOf(search: Search, book: Book): number {
-  return rankOf(search, book.title, book.author) ?? 0
-}

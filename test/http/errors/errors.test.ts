@@ -5,7 +5,7 @@ import { buildApp } from '../../../src/app.js'
 import type { BookStore } from '../../../src/storage/contracts/book-store.js'
 import { StorageUnavailableError } from '../../../src/storage/contracts/database.js'
 import type { Database } from '../../../src/storage/contracts/database.js'
-import { SqliteDatabase } from '../../../src/storage/sqlite/store.js'
+import { SqliteDatabase } from '../../../src/storage/sqlite/sqlite-database.js'
 import { authHeaders, testConfig } from '../../support/app.js'
 import { describeEachEngine } from '../../support/suite.js'
 

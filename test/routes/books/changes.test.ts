@@ -4,10 +4,10 @@ import { test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
 import type { ChangeLog } from '../../../src/storage/contracts/change-log.js'
 import type { Database } from '../../../src/storage/contracts/database.js'
-import { SqliteDatabase } from '../../../src/storage/sqlite/store.js'
+import { SqliteDatabase } from '../../../src/storage/sqlite/sqlite-database.js'
 import { authHeaders, buildTestApp, signToken } from '../../support/app.js'
 import { createAccount, login } from '../../support/accounts.js'
-import { openFeed, sequences } from '../../support/change-feed.js'
+import { openFeed, seqsOf } from '../../support/change-feed.js'
 import { eventually } from '../../support/client.js'
 import { describeEachEngine } from '../../support/suite.js'
 import { UNKNOWN_CHANGE_CONTEXT } from '../../../src/storage/contracts/change-log.js'
@@ -91,7 +91,7 @@ describeEachEngine('GET /books/changes', ({ withFreshApp }) => {
       const changes = await burst(app, 60)
       for (const feed of [first, second]) {
         const events = await feed.waitFor(changes)
-        const numbers = sequences(events)
+        const numbers = seqsOf(events)
         // From now: the change made before subscribing is not sent; then 2, 3, … with no gap.
         assert.deepEqual(numbers, Array.from({ length: changes }, (_, i) => i + 2))
         assert.deepEqual(new Set(events.map((event) => event.type)), new Set(['created', 'updated', 'deleted']))
@@ -128,7 +128,7 @@ describeEachEngine('GET /books/changes', ({ withFreshApp }) => {
       const resumed = await openFeed(url, { ...auth, 'last-event-id': lastSeen })
       const rest = await resumed.waitFor(changes - Number(lastSeen))
       await create(app, 'After the burst')
-      const all = [...sequences(seen), ...sequences(await resumed.waitFor(rest.length + 1))]
+      const all = [...seqsOf(seen), ...seqsOf(await resumed.waitFor(rest.length + 1))]
       assert.deepEqual(all, Array.from({ length: changes + 1 }, (_, i) => i + 1))
       resumed.close()
     })
@@ -143,7 +143,7 @@ describeEachEngine('GET /books/changes', ({ withFreshApp }) => {
       await numbered.waitFor(3)
       numbered.close()
       const after = await openFeed(url, auth, '?after=1')
-      assert.deepEqual(sequences(await after.waitFor(2)), [2, 3])
+      assert.deepEqual(seqsOf(await after.waitFor(2)), [2, 3])
       for (const lastEventId of ['999999', 'not-a-number']) {
         const feed = await openFeed(url, { ...auth, 'last-event-id': lastEventId })
         const [reset] = await feed.waitFor(1)
@@ -154,7 +154,7 @@ describeEachEngine('GET /books/changes', ({ withFreshApp }) => {
       await feed.waitFor(1)
       await create(app, 'Live after the reset')
       const events = await feed.waitFor(2)
-      assert.deepEqual(sequences(events), [3, 4])
+      assert.deepEqual(seqsOf(events), [3, 4])
       assert.equal(events[1]!.type, 'created')
       feed.close()
       after.close()
@@ -266,10 +266,10 @@ test('a Last-Event-ID older than the changes kept gets reset, then live ones; on
     const old = await openFeed(url, { ...auth, 'last-event-id': '2' })
     assert.deepEqual(await old.waitFor(1), [{ type: 'reset', data: '{"id":null,"book":null}', lastEventId: '5' }])
     const edge = await openFeed(url, { ...auth, 'last-event-id': '3' })
-    assert.deepEqual(sequences(await edge.waitFor(2)), [4, 5])
+    assert.deepEqual(seqsOf(await edge.waitFor(2)), [4, 5])
     await create(app, 'Live')
-    assert.deepEqual(sequences(await old.waitFor(2)), [5, 6])
-    assert.deepEqual(sequences(await edge.waitFor(3)), [4, 5, 6])
+    assert.deepEqual(seqsOf(await old.waitFor(2)), [5, 6])
+    assert.deepEqual(seqsOf(await edge.waitFor(3)), [4, 5, 6])
     old.close()
     edge.close()
   } finally {
@@ -300,7 +300,7 @@ test('a stalled reader (never reads) is dropped and counted; the others get ever
     }
     assert.equal(await metric(app, 'feed_dropped_total'), 1)
     assert.equal(await metric(app, 'feed_subscribers'), 1)
-    assert.deepEqual(sequences(reading.events), Array.from({ length: total }, (_, i) => i + 1))
+    assert.deepEqual(seqsOf(reading.events), Array.from({ length: total }, (_, i) => i + 1))
     reading.close()
     stalled.destroy()
   } finally {
@@ -308,14 +308,14 @@ test('a stalled reader (never reads) is dropped and counted; the others get ever
   }
 })
 
-test('with an empty log, a Last-Event-ID gets a reset without an id (sequence numbers are positive), then the position 0; HEAD answers the head only', async () => {
+test('with an empty log, a Last-Event-ID gets a reset without an id (sequence numbers are positive), then the sequence number 0 alone; HEAD answers the head only', async () => {
   const app = await buildTestApp()
   try {
     const url = await listening(app)
     const feed = await openFeed(url, { ...auth, 'last-event-id': '7' })
     assert.deepEqual(await feed.waitFor(1), [{ type: 'reset', data: '{"id":null,"book":null}', lastEventId: '' }])
-    // The reset carries no id; the stream then sets the position alone (no event): from the first change.
-    await eventually('the position follows the reset', async () => /event: reset\n.*\n\nid: 0\n\n/.test(feed.text()))
+    // The reset carries no id; the stream then sets its sequence number alone (no event): from the first change.
+    await eventually('the sequence number follows the reset', async () => /event: reset\n.*\n\nid: 0\n\n/.test(feed.text()))
     feed.close()
     const head = await app.inject({ method: 'HEAD', url: '/books/changes', headers: auth })
     assert.equal(head.statusCode, 200)

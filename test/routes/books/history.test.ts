@@ -36,7 +36,7 @@ const history = (app: FastifyInstance, id: number | string, query = '', headers 
 const restore = (app: FastifyInstance, id: number | string, payload: unknown, headers: Record<string, string> = alice) =>
   app.inject({ method: 'POST', url: `/book/${id}/restore`, headers, payload: payload as object })
 
-/** The sequence of the decisions: create (alice), title (bob), year (alice), delete (bob). */
+/** Four changes by two people: create (alice), title (bob), year (alice), delete (bob). */
 async function aliceAndBob(app: FastifyInstance): Promise<Book> {
   const book = await create(app, alice)
   assert.equal((await put(app, book.id, { title: 'Dune Messiah' }, bob)).statusCode, 200)

@@ -5,7 +5,7 @@ import { assertInvalid, auth, list, pages } from '../../support/list-pages.js'
 import { referenceSearch } from '../../support/search-reference.js'
 import { describeEachEngine } from '../../support/suite.js'
 
-/** Books for the decisions' examples (decisions "Search"). */
+/** Books for the contract's examples (docs/contract.md "Search"). */
 const library = [
   { title: 'The Left Hand of Darkness', author: 'Ursula K. Le Guin', year: 1969 },
   { title: 'A Wizard of Earthsea', author: 'Ursula K. Le Guin', year: 1968 },
@@ -24,7 +24,7 @@ const titles = (books: Book[]) => books.map((book) => book.title)
 const search = (q: string, rest = '') => `/books?q=${encodeURIComponent(q)}${rest}`
 
 describeEachEngine('GET /books?q= (search)', ({ withFreshApp }) => {
-  test('the decisions examples: infix, across fields, diacritics, quoted phrase, one edit, ranking', async () => {
+  test('the contract examples: infix, across fields, diacritics, quoted phrase, one edit, ranking', async () => {
     await withFreshApp(async (app) => {
       const books: Book[] = []
       for (const book of library) books.push(await create(app, book))

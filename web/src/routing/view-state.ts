@@ -34,7 +34,7 @@ function isYear(text: string): boolean {
  */
 export function cleanQuery(raw: Record<string, string | undefined>): ListQuery {
   const query: ListQuery = {}
-  // A search of at most 200 characters once trimmed (decisions "Search"); white space is no search.
+  // A search of at most 200 characters once trimmed (docs/contract.md "Search"); white space is no search.
   if (raw.q && raw.q.trim() !== '' && [...raw.q.trim()].length <= 200) query.q = raw.q
   for (const key of ['title', 'author'] as const) {
     const value = raw[key]

@@ -25,7 +25,7 @@ export function readClaims(token: string): Claims | undefined {
     const { sub, role, exp } = claims as Record<string, unknown>
     return {
       sub: typeof sub === 'string' ? sub : undefined,
-      // Only when the token has one: a token without `role` keeps every right (src/auth/roles.ts).
+      // Only when the token has one: a token without `role` keeps every right (src/account/roles.ts).
       ...(Object.hasOwn(claims, 'role') ? { role } : {}),
       exp: typeof exp === 'number' ? exp : undefined
     }

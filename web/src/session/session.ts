@@ -1,4 +1,4 @@
-import { allows } from '../../../src/auth/roles.js'
+import { allows } from '../../../src/account/roles.js'
 import { RoleName } from '../../../src/account/schema.js'
 import type { Role } from '../../../src/client/index.js'
 import { readClaims } from './claims.js'
@@ -6,7 +6,7 @@ import { readClaims } from './claims.js'
 /** The roles the service knows, from the account schema (`src/account/schema.ts`). */
 export const ROLE_NAMES: readonly Role[] = (RoleName as unknown as { anyOf: { const: Role }[] }).anyOf.map((option) => option.const)
 
-/** What the signed-in person may do, as the service decides it (`src/auth/roles.ts`). */
+/** What the signed-in person may do, as the service decides it (`src/account/roles.ts`). */
 export interface Rights {
   read: boolean
   write: boolean

@@ -25,7 +25,7 @@ export const CHANGE_NUMBERING_LOCK = 0x626f6f6b7365716en
 
 /**
  * Migration 0007's statements. Both engines: the context columns of `book_changes`
- * (`CHANGE_CONTEXT_COLUMNS` in sql/change-log.ts, `ChangeContext` in contracts/change-log.ts). SQLite keeps
+ * (`CHANGE_CONTEXT_COLUMNS` in sql/change-log-statements.ts, `ChangeContext` in contracts/change-log.ts). SQLite keeps
  * its numbering (AUTOINCREMENT, one writer at a time).
  *
  * PostgreSQL numbers the log after commit, with no step every writer takes in turn (README
@@ -36,7 +36,7 @@ export const CHANGE_NUMBERING_LOCK = 0x626f6f6b7365716en
  *   draws a larger one), `xid` (`pg_current_xact_id()`, the writing transaction) and the context
  *   the transaction set in `book_service.change_context`;
  * - `book_changes_number(batch)`, called by one sequencer per database (the holder of the
- *   session-level advisory lock {@link CHANGE_NUMBERING_LOCK}: storage/postgres/change-numbering.ts),
+ *   session-level advisory lock {@link CHANGE_NUMBERING_LOCK}: storage/postgres/postgres-change-numbering.ts),
  *   gives the committed unnumbered rows it can see, in `change_id` order, the numbers after
  *   `book_change_horizon.numbered_through` and moves that on, in one transaction, then notifies
  *   `book_changes` once. A row is visible only once its transaction committed, a rolled-back one

@@ -7,7 +7,7 @@ export function changeHistory(engine: Engine, sql: SqlTag): MarkedMigration {
   return {
     // Older releases may run on it: they never read the new column, and their writes leave it null.
     olderReleasesMayRun: true,
-    // A book's history (README "History and restore"; src/storage/sql/book-history.ts): the change
+    // A book's history (README "History and restore"; src/storage/sql/book-history-statements.ts): the change
     // context's `restoredFrom` (the version a restore brought back, null for every other change)
     // and the index that makes a book's history, newest first, a range read of that book's rows
     // however long the log.
@@ -21,7 +21,7 @@ export function changeHistory(engine: Engine, sql: SqlTag): MarkedMigration {
 
 /**
  * Migration 0008's statements: the column of the change context's `restoredFrom` (`ChangeContext`
- * in contracts/change-log.ts, `CHANGE_CONTEXT_COLUMNS` in sql/change-log.ts) and the index of a book's
+ * in contracts/change-log.ts, `CHANGE_CONTEXT_COLUMNS` in sql/change-log-statements.ts) and the index of a book's
  * history: `(book_id, seq)` on SQLite, `(book_id, change_id)` on PostgreSQL.
  *
  * On PostgreSQL the column is filled from the writing transaction's `book_service.change_context`
@@ -33,7 +33,7 @@ export function changeHistory(engine: Engine, sql: SqlTag): MarkedMigration {
 function historyStatements(engine: Engine): string[] {
   const column = 'ALTER TABLE book_changes ADD COLUMN restored_from integer NULL'
   // A book's history in change order: `seq` on SQLite; on PostgreSQL `change_id` (migration 0007),
-  // there as soon as the change commits, before the sequencer numbers it (sql/book-history.ts).
+  // there as soon as the change commits, before the sequencer numbers it (sql/book-history-statements.ts).
   if (engine === 'sqlite') return [column, 'CREATE INDEX book_changes_book_seq ON book_changes (book_id, seq)']
   return [
     column,

@@ -1,7 +1,7 @@
 import { useEffect, useReducer, useState } from 'preact/hooks'
 import type { Account } from '../../../../src/client/index.js'
 import { strings } from '../../strings/index.js'
-import { useUi } from '../../ui/context.js'
+import { useUi } from '../../app-context.js'
 import { errorMessage } from '../../ui/error-message.js'
 import { AccountDialog, type AccountAction } from './account-dialog.js'
 import { AddAccount } from './add-account.js'

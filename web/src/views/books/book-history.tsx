@@ -2,7 +2,7 @@ import { useEffect, useReducer, useState } from 'preact/hooks'
 import { BookServiceError, type Book, type HistoryEntry, type TaggedBook } from '../../../../src/client/index.js'
 import { BOOK_FIELDS } from '../../book/rules.js'
 import { strings } from '../../strings/index.js'
-import { useUi } from '../../ui/context.js'
+import { useUi } from '../../app-context.js'
 import { errorMessage } from '../../ui/error-message.js'
 import { Modal } from '../../ui/modal.js'
 

@@ -3,7 +3,7 @@ import { listBooks, undoDelete, type Book, type BookPage, type ListQuery } from 
 import { runLimited } from '../../api/run-limited.js'
 import { apiQuery, rememberQuery } from '../../routing/view-state.js'
 import { strings } from '../../strings/index.js'
-import { useUi } from '../../ui/context.js'
+import { useUi } from '../../app-context.js'
 import { errorMessage } from '../../ui/error-message.js'
 import { visibleControls } from '../../ui/safe-text.js'
 import { BookFilters, hasFilters } from './book-filters.js'

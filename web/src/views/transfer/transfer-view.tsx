@@ -4,7 +4,7 @@ import { formatBooks } from '../../../../src/book/file-format.js'
 import { BookFileError, formatOf, readRows, type BookFileFormat } from '../../transfer/book-file.js'
 import { checkRows, type ImportCheck } from '../../transfer/import-check.js'
 import { importKeyPrefix, runImport, type ImportOutcome } from '../../transfer/import-run.js'
-import { useUi } from '../../ui/context.js'
+import { useUi } from '../../app-context.js'
 import { errorMessage } from '../../ui/error-message.js'
 
 /** Invalid rows listed by line; more are counted (as `book-service import` does). */

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks'
 import { BookServiceError, type CreatedWebhook } from '../../../../src/client/index.js'
 import { strings } from '../../strings/index.js'
-import { useUi } from '../../ui/context.js'
+import { useUi } from '../../app-context.js'
 import { errorMessage } from '../../ui/error-message.js'
 import { Field } from '../../ui/field.js'
 

@@ -1,7 +1,7 @@
 import { useEffect, useReducer, useState } from 'preact/hooks'
 import type { CreatedWebhook, Webhook } from '../../../../src/client/index.js'
 import { strings } from '../../strings/index.js'
-import { useUi } from '../../ui/context.js'
+import { useUi } from '../../app-context.js'
 import { errorMessage } from '../../ui/error-message.js'
 import { Modal } from '../../ui/modal.js'
 import { AddWebhook } from './add-webhook.js'

@@ -1,0 +1,93 @@
+import { Kysely, PostgresDialect } from 'kysely'
+import pg from 'pg'
+import { migrateToLatest } from '../schema/migrate.js'
+import { isUnreachable } from './postgres-errors.js'
+
+const INT8_OID = 20
+
+/** Parses BIGINT ids as numbers: ids are at most 2^53-1 (docs/contract.md "Ids"). */
+export const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser
+}
+
+/** Options of {@link openPool} (and `PostgresDatabase.open`). */
+export interface PostgresOptions {
+  /** Most connections the pool opens. */
+  poolSize: number
+  /** How the connections name themselves to the server (`pg_stat_activity`); default `book-service`. */
+  applicationName?: string
+  /** How long start-up keeps retrying an unreachable database before giving up, in milliseconds. */
+  startupTimeoutMs: number
+  /** Called before each start-up retry, with the error and the delay before the next try (ms). */
+  onRetry?: (error: unknown, delayMs: number) => void
+  /**
+   * Called when a pooled connection fails outside any request (the server restarted, the network
+   * dropped it). The pool has already discarded that connection; the next query opens a new one.
+   */
+  onConnectionError?: (error: unknown) => void
+  /**
+   * Longest wait, in milliseconds, for a connection: opening a new one, or a free one when all
+   * `poolSize` are busy. Past it the request answers 503. Default {@link CONNECT_TIMEOUT_MS}.
+   */
+  connectTimeoutMs?: number
+  /**
+   * Longest wait, in milliseconds, for the answer to one book query once sent (a server or network
+   * that went silent without closing the connection). Past it the request answers 503 and the
+   * connection is discarded. Default {@link QUERY_TIMEOUT_MS}.
+   */
+  queryTimeoutMs?: number
+}
+
+/** Default {@link PostgresOptions.connectTimeoutMs}: 5 s (node-postgres' own default is to wait forever). */
+export const CONNECT_TIMEOUT_MS = 5000
+/**
+ * `idle_in_transaction_session_timeout` of every connection of the service, in ms: a transaction
+ * of its own left open (a bug, a lost client) is ended by the server, so it holds no row locks
+ * (docs/change-feed.md "Change log": what a long transaction costs).
+ */
+export const IDLE_IN_TRANSACTION_MS = 60_000
+
+/** Default {@link PostgresOptions.queryTimeoutMs}: 10 s (node-postgres' own default is to wait forever). */
+export const QUERY_TIMEOUT_MS = 10_000
+
+/**
+ * Opens the connection pool to `url` and applies pending migrations (under Kysely's advisory
+ * lock, so several instances may start at once). While the database is unreachable it retries
+ * with exponential backoff (0.25 s doubling to 5 s) for up to `startupTimeoutMs`.
+ *
+ * @returns the pool, its schema up to date.
+ * @throws the last connection error once the time is up, or a migration error at once.
+ */
+export async function openPool(url: string, options: PostgresOptions): Promise<pg.Pool> {
+  const pool = new pg.Pool({
+    connectionString: url, // ssl, sslmode, application_name, options… in the URL pass through and win
+    application_name: options.applicationName ?? 'book-service',
+    max: options.poolSize,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
+    keepAlive: true, // TCP keep-alive, so a dead peer is noticed on an idle connection too
+    idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS,
+    types
+  })
+  // A connection that fails while idle in the pool is discarded by the pool, which then emits
+  // 'error': without a listener that would crash the process. Log it and go on.
+  pool.on('error', (error) => options.onConnectionError?.(error))
+  // While a client is checked out (Kysely holds one for the whole migration) the pool does not
+  // listen for its errors; this listener keeps a connection lost mid-migration from crashing
+  // the process: the pending query rejects instead, and the pool discards the client on release.
+  pool.on('connect', (client) => client.on('error', () => {}))
+  const deadline = Date.now() + options.startupTimeoutMs
+  for (let delay = 250; ; delay = Math.min(delay * 2, 5000)) {
+    try {
+      await migrateToLatest(new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) }), 'postgres')
+      return pool
+    } catch (error) {
+      if (!isUnreachable(error) || Date.now() + delay > deadline) {
+        await pool.end()
+        throw error
+      }
+      options.onRetry?.(error, delay)
+      await new Promise((resolve) => setTimeout(resolve, delay))
+    }
+  }
+}
