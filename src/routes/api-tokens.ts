@@ -30,11 +30,7 @@ export interface ApiTokensOptions {
 }
 
 const tags = ['API tokens']
-const forbiddenRole = errorResponse(
-  403,
-  `\`${Messages.forbidden}\`: the token's role lacks the right, or \`role\` is above the caller's (or \`all=true\` without admin rights).`,
-  [Messages.forbidden]
-)
+const forbidden = (why: string) => errorResponse(403, `\`${Messages.forbidden}\`: the token's \`role\` is not one of the three, or ${why}.`, [Messages.forbidden])
 
 /** The caller's verified claims (the bearer hook always runs before these routes). */
 function claimsOf(request: FastifyRequest): Claims {
@@ -80,7 +76,7 @@ export async function apiTokensRoutes(app: FastifyInstance, options: ApiTokensOp
         response: {
           201: successResponse(CreatedApiToken, Messages.tokenCreated, 'the token, shown only in this answer.', 201),
           400: invalidInputResponse('the body is not a JSON object with a `name` of 1 to 100 characters, an optional `role` and an optional `expires_in_days` from 1 to 3650.'),
-          403: forbiddenRole
+          403: forbidden('`role` is above the caller\'s, or the token\'s `sub` names no account')
         }
       }
     },
@@ -108,7 +104,7 @@ export async function apiTokensRoutes(app: FastifyInstance, options: ApiTokensOp
         response: {
           200: successResponse(Type.Array(ApiToken), Messages.tokensListed, 'the tokens, newest first.'),
           400: invalidInputResponse('`all` is not `true` or `false`.'),
-          403: forbiddenRole
+          403: forbidden('`all=true` without admin rights')
         }
       }
     },
