@@ -6,17 +6,22 @@ import type { ApiTokenStanding } from '../../src/storage/contracts/api-token-sto
 const ID = '0b0f6a4e-3c1d-4f55-9a8e-2d7c1b9e4f10'
 const claims = { sub: 'Ann', role: 'editor', jti: ID, book_service_api_token: true }
 
-/** A fake token store whose one standing the test sets, recording the reads and the uses written as the database would. */
+/**
+ * A fake token store whose one standing the test sets, counting the reads and the statements
+ * recording a use, and keeping the uses written as the database would (conditionally).
+ */
 function fakeStore() {
   const store = {
     standing: { usernameKey: 'ann', role: 'editor', accountRole: 'editor', lastUsedAt: null } as ApiTokenStanding | undefined,
     reads: 0,
+    recordings: 0,
     writes: [] as number[],
     async standingOf() {
       store.reads++
       return store.standing === undefined ? undefined : { ...store.standing }
     },
     async recordUse(_id: string, now: number, since: number) {
+      store.recordings++
       const recorded = store.standing?.lastUsedAt ?? null
       if (store.standing && (recorded === null || recorded < since)) {
         store.standing.lastUsedAt = now
@@ -74,9 +79,11 @@ test('a use is written at the first request, then at most once per LAST_USE_INTE
   }
   assert.ok(store.reads > 100)
   assert.deepEqual(store.writes, [1_000_000])
+  assert.equal(store.recordings, 1, 'no statement is sent while the standing shows a use within the minute')
   clock.now = 1_000_000 + LAST_USE_INTERVAL_MS + API_TOKEN_CACHE_MS
   assert.equal(await checks.isCurrent(claims), true)
   assert.deepEqual(store.writes, [1_000_000, clock.now])
+  assert.equal(store.recordings, 2)
   // A refused token's use is not recorded.
   store.standing!.accountRole = 'reader'
   clock.now += 2 * LAST_USE_INTERVAL_MS
