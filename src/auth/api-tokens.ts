@@ -25,7 +25,7 @@ const DAY_SECONDS = 86_400
 /**
  * The revocation check of API tokens (docs/api-tokens.md): a token is current while its row
  * exists (not revoked, its account not deleted), belongs to the token's `sub`, has the token's
- * `role`, and that role is not above its account's role now. Standings are read at most every
+ * `role`, and that role is not above its account's current role. Standings are read at most every
  * {@link API_TOKEN_CACHE_MS} per token ({@link RecentReads}); a change made through this process
  * is seen at once ({@link forget}, {@link forgetAccount}).
  *

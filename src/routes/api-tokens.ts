@@ -18,7 +18,7 @@ import type { ApiTokenStore } from '../storage/contracts/api-token-store.js'
 
 /** Options of the {@link apiTokensRoutes} plugin. */
 export interface ApiTokensOptions {
-  /** Where the caller's account and its role now are read. */
+  /** Where the caller's account and its current role are read. */
   accounts: Pick<AccountStore, 'generation'>
   apiTokens: ApiTokenStore
   /** The `onRequest` hook admitting any role's token (401, then 403 for a token with no rights); always on. */
@@ -45,7 +45,7 @@ function claimsOf(request: FastifyRequest): Claims {
  * admin rights; on DELETE 404 for another account's token (unless admin) or an unknown id.
  *
  * The caller is the token's `sub`; its role is the token's `role`, and never more than its
- * account's role now (a token without a `role` claim: its account's role). A caller whose `sub`
+ * account's current role (a token without a `role` claim: its account's role). A caller whose `sub`
  * names no account may create no token (403) and owns none.
  */
 export async function apiTokensRoutes(app: FastifyInstance, options: ApiTokensOptions): Promise<void> {

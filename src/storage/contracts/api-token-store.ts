@@ -27,7 +27,7 @@ export interface ApiTokenStanding {
   usernameKey: string
   /** The role it was created with. */
   role: Role
-  /** Its account's role now. */
+  /** Its account's current role. */
   accountRole: Role
   lastUsedAt: number | null
 }
