@@ -4,8 +4,10 @@ import { createAuthHook } from './http/pipeline/auth-hook.js'
 import { bootstrapFirstAdmin } from './auth/first-admin.js'
 import { LOGIN_WINDOW_MS, LoginLimits } from './auth/login-limits.js'
 import { bookRight } from './account/roles.js'
+import { ApiTokenChecks } from './auth/api-tokens.js'
+import { TokenRevocation } from './auth/revocation.js'
 import { TokenGenerations } from './auth/token-generations.js'
-import { createTokenSigner, createTokenVerifier } from './auth/tokens.js'
+import { createApiTokenSigner, createTokenSigner, createTokenVerifier } from './auth/tokens.js'
 import { BODY_VALIDATION_OPTIONS } from './book/validation.js'
 import { ChangeFeed } from './feed/change-feed.js'
 import { tokenLeases } from './feed/token-lease.js'
@@ -25,6 +27,7 @@ import { registerRequestStart } from './http/pipeline/request-start.js'
 import { enforceSendDeadline } from './http/pipeline/send-deadline.js'
 import { routableUrl } from './http/pipeline/request-url.js'
 import { serializerPerSchema } from './http/pipeline/response-serializers.js'
+import { apiTokensRoutes } from './routes/api-tokens.js'
 import { booksRoutes } from './routes/books/index.js'
 import { healthRoutes } from './routes/health.js'
 import { loginRoute } from './routes/login.js'
@@ -63,7 +66,7 @@ export interface AppOptions {
  * connection bounds (`connection-limits.ts`, `send-deadline.ts`), one synchronous `onRequest`
  * hook for the request id, the security headers, the single-`Host` check and the `Expect` check
  * (`request-start.ts`), CORS, the API document, metrics, then the routes (books behind the
- * bearer hook, `/users`, `/webhooks`, login, health, the web page) and last the 405 answers. The
+ * bearer hook, `/users`, `/tokens`, `/webhooks`, login, health, the web page) and last the 405 answers. The
  * bearer hook (`http/pipeline/auth-hook.ts`) sits on each route's own options, where the API
  * document's transform sees and documents it. A book request then runs: the bearer hook (401,
  * then 403, before the body is read); the body read as JSON (`json-body.ts`) and validated
@@ -158,17 +161,30 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   const verify = createTokenVerifier(config.SECRET_TOKEN)
   const generations = new TokenGenerations(database.accounts)
+  // Login tokens by their account's generation, API tokens by their row (auth/revocation.ts).
+  const revocation = new TokenRevocation(
+    generations,
+    new ApiTokenChecks(database.apiTokens, (error) => app.log.warn({ err: error }, 'an API token\'s last use could not be recorded'))
+  )
   await app.register(booksRoutes, {
     books: database.books,
-    authenticate: config.AUTH_ENABLED ? createAuthHook(verify, bookRight, generations) : undefined,
+    authenticate: config.AUTH_ENABLED ? createAuthHook(verify, bookRight, revocation) : undefined,
     changes: {
       feed,
-      leaseOf: config.AUTH_ENABLED ? tokenLeases(verify, generations) : () => ({}),
+      leaseOf: config.AUTH_ENABLED ? tokenLeases(verify, revocation) : () => ({}),
       bufferBytes: config.FEED_BUFFER_BYTES
     }
   })
   // Account management always needs an admin token, even with AUTH_ENABLED=false.
-  await app.register(usersRoutes, { accounts: database.accounts, authenticate: createAuthHook(verify, 'admin', generations), generations })
+  await app.register(usersRoutes, { accounts: database.accounts, authenticate: createAuthHook(verify, 'admin', revocation), revocation })
+  // API tokens: any signed-in role, always behind the bearer hook (docs/api-tokens.md).
+  await app.register(apiTokensRoutes, {
+    accounts: database.accounts,
+    apiTokens: database.apiTokens,
+    authenticate: createAuthHook(verify, 'read', revocation),
+    revocation,
+    sign: createApiTokenSigner(config.SECRET_TOKEN)
+  })
   const loginLimits = new LoginLimits(database.loginAttempts, {
     attemptsPerAddress: config.LOGIN_RATE_LIMIT,
     failuresPerAccount: config.LOGIN_ACCOUNT_FAILURE_LIMIT
@@ -181,11 +197,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   })
   app.addHook('preClose', async () => stopRetention?.())
   // Any role changes its own password (docs/accounts.md "Accounts and roles"); wrong ones count as failed logins.
-  await app.register(ownPasswordRoute, { accounts: database.accounts, authenticate: createAuthHook(verify, 'read', generations), limits: loginLimits, generations })
+  // A password change revokes login tokens only: the account's API tokens keep working.
+  await app.register(ownPasswordRoute, { accounts: database.accounts, authenticate: createAuthHook(verify, 'read', revocation), limits: loginLimits, generations })
   await app.register(webhooksRoutes, {
     webhooks: database.webhooks,
     changes: database.changes,
-    authenticate: createAuthHook(verify, 'admin', generations),
+    authenticate: createAuthHook(verify, 'admin', revocation),
     allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
     onChange: () => dispatcher.refresh()
   })

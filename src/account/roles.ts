@@ -1,4 +1,4 @@
-import { isRole, type Role } from './schema.js'
+import { isRole, ROLES, type Role } from './schema.js'
 
 /**
  * What a request needs (docs/accounts.md "Accounts and roles"): `read` (GET /books, GET /book/{id}),
@@ -29,4 +29,9 @@ export function allows(claims: { readonly role?: unknown }, right: Right): boole
 /** The right a book request needs: `read` for GET and HEAD, `write` for anything else. */
 export function bookRight(method: string): Right {
   return method === 'GET' || method === 'HEAD' ? 'read' : 'write'
+}
+
+/** True when `role` may do more than `other` (`admin` > `editor` > `reader`). */
+export function outranks(role: Role, other: Role): boolean {
+  return ROLES.indexOf(role) > ROLES.indexOf(other)
 }

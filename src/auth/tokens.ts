@@ -18,6 +18,13 @@ const CLOCK_TOLERANCE_MS = 30_000
  */
 export const GENERATION_CLAIM = 'book_service_generation'
 
+/**
+ * The claim that marks an API token (docs/api-tokens.md), looked up by its `jti`; namespaced like
+ * {@link GENERATION_CLAIM}, so that a token minted by another tool with a `jti` of its own is not
+ * taken for one.
+ */
+export const API_TOKEN_CLAIM = 'book_service_api_token'
+
 /** The claims of a verified token. None is required; `exp` and `nbf` are honoured when present. */
 export type Claims = Record<string, unknown>
 
@@ -66,4 +73,25 @@ export function createTokenSigner(
 ): (subject: string, extra?: Record<string, string>) => string {
   const sign = createSigner({ key: secret, algorithm: 'HS256', expiresIn: ttlSeconds * 1000 })
   return (subject, extra) => sign({ sub: subject, ...extra })
+}
+
+/** The claims of an API token (docs/api-tokens.md); `exp` only when it expires. */
+export interface ApiTokenClaims {
+  sub: string
+  role: string
+  jti: string
+  /** Issued at, in seconds since the epoch. */
+  iat: number
+  /** Expires at, in seconds since the epoch. */
+  exp?: number
+}
+
+/**
+ * Makes the function that signs API tokens: HS256 with `secret`, the claims given, and
+ * {@link API_TOKEN_CLAIM}, which tells the revocation check (src/auth/revocation.ts) to look the
+ * token up by its `jti`.
+ */
+export function createApiTokenSigner(secret: string): (claims: ApiTokenClaims) => string {
+  const sign = createSigner({ key: secret, algorithm: 'HS256' })
+  return (claims) => sign({ ...claims, [API_TOKEN_CLAIM]: true })
 }

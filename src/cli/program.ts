@@ -1,5 +1,6 @@
 import { Command } from 'commander'
 import { packageVersion } from '../config.js'
+import { apiTokenCommand } from './commands/api-token.js'
 import { backupCommand } from './commands/backup.js'
 import { exportCommand } from './commands/export.js'
 import { historyCommand } from './commands/history.js'
@@ -18,7 +19,7 @@ import { CONFIGURATION_HELP } from './help.js'
  * of ./commands, each registered here the same way, in the order `--help` lists them: `serve`
  * (the default), `token [--sub NAME] [--ttl SECONDS]`, `migrate`, `backup FILE`, `restore FILE`,
  * `export [--format F] [--output FILE]`, `import FILE [--format F] [--keep-ids]`,
- * `user add|list|set-role|passwd|remove`, `watch [--url URL] [--token T] [--after N]` and
+ * `user add|list|set-role|passwd|remove`, `api-token create|list|revoke`, `watch [--url URL] [--token T] [--after N]` and
  * `webhooks list|add|remove|deliveries` and `history ID [--json] [--url URL] [--token T]`, each
  * with `--help` and `--version`. Exits 1 with one line on stderr on a bad option or configuration;
  * an unknown command or option, or a missing argument, gets commander's line and one more naming
@@ -38,6 +39,7 @@ export function program(): Command {
     exportCommand(),
     importCommand(),
     userCommand(),
+    apiTokenCommand(),
     watchCommand(),
     webhooksCommand(),
     historyCommand()

@@ -5,6 +5,7 @@
  * and its own folder (the errors, the reading of an answer, the change feed's reader with the
  * event-stream parser), so importing it loads no server code and no `node:` module.
  */
+import type { ApiToken, ApiTokenInput, CreatedApiToken } from '../account/api-token-schema.js'
 import type { Account, Role } from '../account/schema.js'
 import type { Book, BookInput, BookPatch } from '../book/schema.js'
 import { nextCursor, readEnvelope } from './answer.js'
@@ -23,6 +24,9 @@ export type { Book, BookInput, BookPatch }
 
 /** An account as the service shows it (never its password), and the roles (docs/accounts.md "Accounts and roles"). */
 export type { Account, Role }
+
+/** API tokens as the service shows them, and what `createApiToken` sends (docs/api-tokens.md). */
+export type { ApiToken, ApiTokenInput, CreatedApiToken }
 
 /** Webhook endpoints and their deliveries as the service shows them (docs/webhooks.md). */
 export type { CreatedWebhook, Delivery, RotatedSecret, Webhook, WebhookInput, WebhookPatch }
@@ -136,7 +140,10 @@ export interface ClientOptions {
   cache?: RequestInit['cache']
 }
 
-/** The operations of the service (docs/contract.md "Operations"; the /users routes: docs/accounts.md "Accounts and roles"). */
+/**
+ * The operations of the service (docs/contract.md "Operations"; the /users routes: docs/accounts.md
+ * "Accounts and roles"; the /tokens routes: docs/api-tokens.md).
+ */
 export interface BookClient {
   /** `POST /login`: gets a token for `username` and `password` and uses it for the next calls. */
   login(username: string, password: string): Promise<LoginResult>
@@ -203,6 +210,23 @@ export interface BookClient {
    * account's tokens, this client's included: `login` again with `next`.
    */
   changeOwnPassword(username: string, current: string, next: string): Promise<Account>
+  /**
+   * `POST /tokens` (any role): an API token of this client's account for a program
+   * (docs/api-tokens.md), `input.role` no higher than the caller's (403 `Forbidden` otherwise;
+   * default the caller's), expiring after `input.expires_in_days` (1 to 3650) or never. Its
+   * `token` is in this answer only.
+   */
+  createApiToken(input: ApiTokenInput): Promise<CreatedApiToken>
+  /**
+   * `GET /tokens` (any role): this account's API tokens, newest first, never the token itself;
+   * with `options.all` (admins; 403 otherwise) every account's, each with its `username`.
+   */
+  listApiTokens(options?: { all?: boolean }): Promise<ApiToken[]>
+  /**
+   * `DELETE /tokens/{id}`: revokes the API token `id` (its owner, or an admin); 404 `Token not
+   * found` for an unknown id or another account's token.
+   */
+  revokeApiToken(id: string): Promise<void>
   /** `GET /webhooks` (admin): every endpoint, never a secret (docs/webhooks.md). */
   listWebhooks(): Promise<Webhook[]>
   /** `POST /webhooks` (admin): the new endpoint with its secret, which is shown only here. */
@@ -356,6 +380,11 @@ export function createClient(options: ClientOptions): BookClient {
           (message) => message === WRONG_CURRENT_PASSWORD
         )
       ).data,
+    createApiToken: (input) => call<CreatedApiToken>('POST', '/tokens', input),
+    listApiTokens: (listOptions) => call<ApiToken[]>('GET', listOptions?.all === true ? '/tokens?all=true' : '/tokens'),
+    revokeApiToken: async (id) => {
+      await call<null>('DELETE', `/tokens/${encodeURIComponent(id)}`)
+    },
     listWebhooks: () => call<Webhook[]>('GET', '/webhooks'),
     createWebhook: (input) => call<CreatedWebhook>('POST', '/webhooks', input),
     getWebhook: (id) => call<Webhook>('GET', webhookPath(id)),

@@ -1,13 +1,13 @@
-import type { TokenGenerations } from '../auth/token-generations.js'
-import { GENERATION_CLAIM, tokenFromHeader, type Claims } from '../auth/tokens.js'
+import type { TokenRevocation } from '../auth/revocation.js'
+import { tokenFromHeader, type Claims } from '../auth/tokens.js'
 
 /** How long the token a stream was opened with stays good (docs/change-feed.md "Change feed"). */
 export interface TokenLease {
   /** When the token expires (its `exp` claim), in milliseconds since the epoch; undefined: never. */
   readonly expiresAt?: number
   /**
-   * Whether the token is still current (not revoked: its account was not deleted and its
-   * password and role did not change); undefined for a token that cannot be revoked.
+   * Whether the token is still current (not revoked: {@link TokenRevocation}); undefined for a
+   * token that cannot be revoked.
    */
   readonly isCurrent?: () => boolean | Promise<boolean>
   /**
@@ -19,13 +19,13 @@ export interface TokenLease {
 
 /**
  * Makes the function that reads the lease of an `Authorization` header the bearer hook
- * (http/pipeline/auth-hook.ts) has already accepted: its `exp`, and for a POST /login token the
- * revocation check of {@link TokenGenerations}, and the subject its streams count against. A
+ * (http/pipeline/auth-hook.ts) has already accepted: its `exp`, for a login or API token the
+ * revocation check of {@link TokenRevocation}, and the subject its streams count against. A
  * header it cannot read gives an empty lease (the hook decides who gets in, not this).
  */
 export function tokenLeases(
   verify: (token: string) => Claims,
-  generations: Pick<TokenGenerations, 'isCurrent'>
+  revocation: Pick<TokenRevocation, 'isCurrent' | 'revocable'>
 ): (authorization: string | undefined) => TokenLease {
   return (authorization) => {
     const token = tokenFromHeader(authorization)
@@ -36,11 +36,11 @@ export function tokenLeases(
     } catch {
       return {}
     }
-    const { exp, sub, [GENERATION_CLAIM]: generation } = claims
+    const { exp, sub } = claims
     const expiresAt = typeof exp === 'number' ? exp * 1000 : undefined
     // Distinct prefixes: a token string can never count against an account named like it.
     const subject = typeof sub === 'string' ? `sub:${sub}` : `token:${token}`
-    if (typeof sub !== 'string' || typeof generation !== 'string') return { expiresAt, subject }
-    return { expiresAt, subject, isCurrent: () => generations.isCurrent(sub, generation) }
+    if (!revocation.revocable(claims)) return { expiresAt, subject }
+    return { expiresAt, subject, isCurrent: () => revocation.isCurrent(claims) }
   }
 }

@@ -43,7 +43,11 @@ export const Messages = {
   webhookSecretRotated: 'Webhook secret rotated',
   historyRetrieved: 'History retrieved successfully',
   restored: 'Book restored successfully',
-  versionNotFound: 'Version not found'
+  versionNotFound: 'Version not found',
+  tokenCreated: 'Token created successfully',
+  tokensListed: 'Tokens retrieved successfully',
+  tokenRevoked: 'Token revoked successfully',
+  tokenNotFound: 'Token not found'
 } as const
 
 /** The message used for a status when nothing more specific applies (framework-made errors). */

@@ -10,15 +10,15 @@ import { hashPassword } from '../auth/password.js'
 import { Account, AccountChangeInput, AccountInput, AccountParams } from '../account/schema.js'
 import { errorResponse, invalidInputResponse, successResponse } from '../http/api-document/response-schemas.js'
 import { LAST_ADMIN, type AccountStore } from '../storage/contracts/account-store.js'
-import type { TokenGenerations } from '../auth/token-generations.js'
+import type { TokenRevocation } from '../auth/revocation.js'
 
 /** Options of the {@link usersRoutes} plugin. */
 export interface UsersOptions {
   accounts: AccountStore
   /** The `onRequest` hook that admits admins only (401, then 403); always on, even with `AUTH_ENABLED=false`. */
   authenticate: AuthHook
-  /** Told of every change, so this instance refuses revoked tokens at once. */
-  generations: Pick<TokenGenerations, 'forget'>
+  /** Told of every change, so this instance refuses revoked tokens (login and API tokens) at once. */
+  revocation: Pick<TokenRevocation, 'forget'>
 }
 
 const tags = ['Users']
@@ -32,7 +32,7 @@ const lastAdminResponse = errorResponse(409, `\`${Messages.lastAdmin}\`: it is t
  * Password hashes never leave the store; responses carry {@link Account} only.
  */
 export async function usersRoutes(app: FastifyInstance, options: UsersOptions): Promise<void> {
-  const { accounts, generations } = options
+  const { accounts, revocation } = options
   const api = app.withTypeProvider<TypeBoxTypeProvider>()
   guardEveryRoute(api, options.authenticate)
 
@@ -70,7 +70,7 @@ export async function usersRoutes(app: FastifyInstance, options: UsersOptions): 
       const { username, password, role } = request.body
       const created = await accounts.create({ username, role, passwordHash: await hashPassword(password) })
       if (created === 'exists') throw new HttpError(409, Messages.userExists)
-      generations.forget(username)
+      revocation.forget(username)
       return reply.code(201).send(envelopeOf(201, Messages.userCreated, created))
     }
   )
@@ -101,7 +101,7 @@ export async function usersRoutes(app: FastifyInstance, options: UsersOptions): 
       const updated = await accounts.update(username, { passwordHash, role })
       if (updated === 'missing') throw new HttpError(404, Messages.userNotFound)
       if (updated === LAST_ADMIN) throw new HttpError(409, Messages.lastAdmin)
-      generations.forget(username)
+      revocation.forget(username)
       return envelopeOf(200, Messages.userUpdated, updated)
     }
   )
@@ -120,7 +120,7 @@ export async function usersRoutes(app: FastifyInstance, options: UsersOptions): 
       const outcome = await accounts.delete(request.params.username)
       if (outcome === 'missing') throw new HttpError(404, Messages.userNotFound)
       if (outcome === LAST_ADMIN) throw new HttpError(409, Messages.lastAdmin)
-      generations.forget(request.params.username)
+      revocation.forget(request.params.username)
       return envelopeOf(200, Messages.userDeleted, null)
     }
   )

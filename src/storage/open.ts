@@ -1,11 +1,13 @@
 import type { Config } from '../config.js'
 import type { AccountStore } from './contracts/account-store.js'
+import type { ApiTokenStore } from './contracts/api-token-store.js'
 import { BackupError, type BackupOutcome, type RestoredBackup } from './contracts/backup.js'
 import type { BookTransfer } from './contracts/book-transfer.js'
 import type { Database } from './contracts/database.js'
 import { engineOf } from './contracts/engine.js'
 import type { PostgresOptions } from './postgres/postgres-connection.js'
 import { sqliteAccountStore } from './sqlite/sqlite-account-store.js'
+import { sqliteApiTokenStore } from './sqlite/sqlite-api-token-store.js'
 import { openMigrated } from './sqlite/sqlite-connection.js'
 import { SqliteDatabase } from './sqlite/sqlite-database.js'
 import { SqliteBookTransfer } from './sqlite/sqlite-book-transfer.js'
@@ -58,15 +60,17 @@ export async function openDatabase(
   return PostgresDatabase.open(config.DATABASE_URL, { ...postgresOptions(config, onRetry), onConnectionError, retention, onWriteHealth })
 }
 
-/** The accounts of a database opened for them alone, and how to close it. */
+/** The accounts and their API tokens of a database opened for them alone, and how to close it. */
 export interface OpenedAccounts {
   accounts: AccountStore
+  apiTokens: ApiTokenStore
   close(): Promise<void>
 }
 
 /**
- * Opens the accounts of the database `DATABASE_URL` names, schema brought up to date, without the
- * rest of the database (no SQLite writer thread): `book-service user`.
+ * Opens the accounts and their API tokens of the database `DATABASE_URL` names, schema brought up
+ * to date, without the rest of the database (no SQLite writer thread): `book-service user` and
+ * `book-service api-token`.
  *
  * @throws when the storage cannot be opened or migrated.
  */
@@ -75,6 +79,7 @@ export async function openAccounts(config: DatabaseSettings, onRetry?: RetryList
     const db = await openMigrated(config.DATABASE_URL)
     return {
       accounts: sqliteAccountStore(db),
+      apiTokens: sqliteApiTokenStore(db),
       close: async () => {
         db.close()
       }
@@ -82,8 +87,9 @@ export async function openAccounts(config: DatabaseSettings, onRetry?: RetryList
   }
   const { openPool, QUERY_TIMEOUT_MS } = await import('./postgres/postgres-connection.js')
   const { postgresAccountStore } = await import('./postgres/postgres-account-store.js')
+  const { postgresApiTokenStore } = await import('./postgres/postgres-api-token-store.js')
   const pool = await openPool(config.DATABASE_URL, postgresOptions(config, onRetry))
-  return { accounts: postgresAccountStore(pool, QUERY_TIMEOUT_MS), close: () => pool.end() }
+  return { accounts: postgresAccountStore(pool, QUERY_TIMEOUT_MS), apiTokens: postgresApiTokenStore(pool, QUERY_TIMEOUT_MS), close: () => pool.end() }
 }
 
 /**

@@ -7,7 +7,7 @@ import { TEST_SECRET } from '../support/app.js'
 import { runCli } from '../support/cli.js'
 import { CLI_ENTRY, freePort, removeDirectory, temporaryDirectory } from '../support/server.js'
 
-const COMMAND_LIST = 'commands: serve, token, migrate, backup, restore, export, import, user, watch, webhooks, history (serve is the default); book-service COMMAND --help for its options\n'
+const COMMAND_LIST = 'commands: serve, token, migrate, backup, restore, export, import, user, api-token, watch, webhooks, history (serve is the default); book-service COMMAND --help for its options\n'
 
 describe('the command line says what went wrong (the built CLI)', () => {
   let directory: string

@@ -17,7 +17,7 @@ const version = (JSON.parse(readFileSync(new URL('../../package.json', import.me
 const run = runCli
 
 /** Every command of the CLI. */
-const COMMANDS = ['serve', 'token', 'migrate', 'backup', 'restore', 'export', 'import', 'user', 'watch', 'webhooks', 'history']
+const COMMANDS = ['serve', 'token', 'migrate', 'backup', 'restore', 'export', 'import', 'user', 'api-token', 'watch', 'webhooks', 'history']
 
 const decode = (token: string) => createVerifier({ key: TEST_SECRET, algorithms: ['HS256'] })(token) as Record<string, number | string>
 

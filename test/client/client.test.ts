@@ -107,6 +107,32 @@ describe('the typed client against the real server', () => {
     assert.deepEqual([(await failure(admin.deleteUser('admin'))).message], ['Cannot remove the last admin'])
   })
 
+  test('API tokens: createApiToken, listApiTokens (all for admins), revokeApiToken; refusals as BookServiceError', async () => {
+    const admin = createClient({ baseUrl: server.url, token: signToken({ sub: 'admin', role: 'admin' }) })
+    await admin.createUser({ username: 'carol', password: 'a long enough passphrase', role: 'editor' })
+    const carol = createClient({ baseUrl: server.url, token: signToken({ sub: 'carol', role: 'editor' }) })
+    const created = await carol.createApiToken({ name: 'shop front', role: 'reader', expires_in_days: 7 })
+    assert.deepEqual([created.name, created.role, created.last_used_at], ['shop front', 'reader', null])
+    let unauthorized = 0
+    const program = createClient({ baseUrl: server.url, token: created.token, onUnauthorized: () => unauthorized++ })
+    assert.ok(Array.isArray(await program.listBooks()))
+    assert.equal((await failure(program.createBook({ title: 'T', author: 'A', year: 1 }))).status, 403)
+
+    const listed = await carol.listApiTokens()
+    assert.deepEqual(listed.map((token) => [token.id, token.expires_at, 'token' in token]), [[created.id, created.expires_at, false]])
+    assert.equal((await failure(carol.listApiTokens({ all: true }))).status, 403)
+    assert.equal((await failure(carol.createApiToken({ name: 'more', role: 'admin' }))).status, 403)
+    assert.equal((await failure(carol.createApiToken({ name: '' }))).message, 'Invalid input')
+    const everyone = await admin.listApiTokens({ all: true })
+    assert.deepEqual(everyone.filter((token) => token.id === created.id).map((token) => token.username), ['carol'])
+    assert.equal((await failure(admin.revokeApiToken('no-such-token'))).message, 'Token not found')
+
+    await carol.revokeApiToken(created.id)
+    assert.equal((await failure(program.listBooks())).message, 'Invalid token')
+    assert.equal(unauthorized, 1)
+    assert.deepEqual(await carol.listApiTokens(), [])
+  })
+
   test('createBook with an idempotencyKey: a repeat gets the first book, another book with the key is a 422', async () => {
     const client = createClient({ baseUrl: server.url, token: signToken({ sub: 'retrier' }) })
     const dune = { title: 'Dune', author: 'Frank Herbert', year: 1965 }

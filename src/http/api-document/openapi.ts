@@ -42,6 +42,7 @@ export async function apiDocument(app: FastifyInstance): Promise<void> {
         { name: 'Authentication', description: 'Get a token for the book operations.' },
         { name: 'Books', description: 'Create, list, read, update and delete book records.' },
         { name: 'Users', description: 'Accounts and their roles (admin only): list, create, change password or role, delete.' },
+        { name: 'API tokens', description: 'Named, long-lived, revocable tokens for programs, with the least role they need.' },
         { name: 'Health', description: 'Liveness and readiness probes.' }
       ],
       components: {
@@ -56,7 +57,8 @@ export async function apiDocument(app: FastifyInstance): Promise<void> {
               'Its `role` claim limits it: `reader` may only GET books, `editor` may use the five book operations, ' +
               '`admin` also /users; a token without a `role` claim has every right, one whose `role` is anything else has none (403). ' +
               'Tokens from `POST /login` ' +
-              'stop working (401 `Invalid token`) when their account is deleted or its password or role changes.'
+              'stop working (401 `Invalid token`) when their account is deleted or its password or role changes; ' +
+              'API tokens from `POST /tokens` when revoked, when their account is deleted, or while their role is above the account\'s.'
           }
         },
         schemas: { Book: structuredClone(Book), ErrorEnvelope: structuredClone(ErrorEnvelope) }

@@ -4,8 +4,8 @@ import { forbiddenResponse, unauthorizedResponse, unavailableResponse } from '..
 import { HttpError } from '../errors/http-error.js'
 import { Messages } from '../messages.js'
 import { allows, type Right } from '../../account/roles.js'
-import type { TokenGenerations } from '../../auth/token-generations.js'
-import { GENERATION_CLAIM, tokenFromHeader, type Claims } from '../../auth/tokens.js'
+import type { TokenRevocation } from '../../auth/revocation.js'
+import { tokenFromHeader, type Claims } from '../../auth/tokens.js'
 
 /** The verified claims of each authenticated request (a WeakMap: gone with the request). */
 const verifiedClaims = new WeakMap<FastifyRequest, Claims>()
@@ -19,6 +19,15 @@ export function tokenSubject(request: FastifyRequest): unknown {
   return verifiedClaims.get(request)?.sub
 }
 
+/**
+ * The verified claims of the token that authenticated `request`, or undefined when the route is
+ * not behind the bearer hook (`AUTH_ENABLED=false`). The /tokens routes read the caller's `sub`
+ * and `role` from them (docs/api-tokens.md).
+ */
+export function tokenClaims(request: FastifyRequest): Claims | undefined {
+  return verifiedClaims.get(request)
+}
+
 /** The `onRequest` hook {@link createAuthHook} makes (callback style: no promise per request). */
 export type AuthHook = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => void
 
@@ -28,9 +37,9 @@ export type AuthHook = (request: FastifyRequest, reply: FastifyReply, done: Hook
  *
  * In order (docs/contract.md "Authentication", docs/accounts.md "Accounts and roles"): 401
  * `Authorization token required` when no token
- * is sent; 401 `Invalid token` when it does not verify, or carries a {@link GENERATION_CLAIM}
- * (tokens of POST /login) that is not its account's current generation (the account was
- * deleted, or its password or role changed); then 403 `Forbidden` when its `role` lacks `right`
+ * is sent; 401 `Invalid token` when it does not verify, or is revoked ({@link TokenRevocation}: a
+ * login token whose account was deleted or changed its password or role; an API token revoked,
+ * its account deleted, or its role above the account's); then 403 `Forbidden` when its `role` lacks `right`
  * ({@link allows}: a token without a `role` claim has every right, one with a `role` that is not
  * `reader`, `editor` or `admin` has none).
  *
@@ -38,16 +47,16 @@ export type AuthHook = (request: FastifyRequest, reply: FastifyReply, done: Hook
  * scheme and its 401, 403 and 503 in the API document.
  *
  * @param right what the route needs, or a function of the request method giving it.
- * @param generations the revocation check; its failure (storage unreachable) fails the request.
+ * @param revocation the revocation check; its failure (storage unreachable) fails the request.
  */
 export function createAuthHook(
   verify: (token: string) => Claims,
   right: Right | ((method: string) => Right),
-  generations: Pick<TokenGenerations, 'isCurrent'>
+  revocation: Pick<TokenRevocation, 'isCurrent'>
 ): AuthHook {
   const needed = typeof right === 'function' ? right : () => right
   return documentHook(authenticate, {
-    // The revocation check reads the account's generation: 503 when the storage cannot answer.
+    // The revocation check reads the account's generation or the API token: 503 when the storage cannot answer.
     responses: { 401: unauthorizedResponse, 403: forbiddenResponse, 503: unavailableResponse },
     security: [{ bearerAuth: [] }]
   })
@@ -61,16 +70,13 @@ export function createAuthHook(
     } catch {
       return done(new HttpError(401, Messages.invalidToken))
     }
-    const { sub, [GENERATION_CLAIM]: gen } = claims
     const decide = (current: boolean) => {
       if (!current) return done(new HttpError(401, Messages.invalidToken))
       if (!allows(claims, needed(request.method))) return done(new HttpError(403, Messages.forbidden))
       verifiedClaims.set(request, claims)
       done()
     }
-    if (gen === undefined) return decide(true)
-    if (typeof gen !== 'string' || typeof sub !== 'string') return decide(false)
-    const current = generations.isCurrent(sub, gen)
+    const current = revocation.isCurrent(claims)
     if (typeof current === 'boolean') return decide(current)
     current.then(decide, (error: unknown) => done(error as Error))
   }

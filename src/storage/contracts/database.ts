@@ -1,14 +1,15 @@
 import type { AccountStore } from './account-store.js'
+import type { ApiTokenStore } from './api-token-store.js'
 import type { BookStore } from './book-store.js'
 import type { ChangeLog } from './change-log.js'
 import type { LoginAttempts } from './login-attempts.js'
 import type { WebhookStore } from './webhook-store.js'
 
 /**
- * One database the service runs on, whole: its books, accounts, change log, login counters and
- * webhooks, and its lifecycle (readiness, the storage's word on an error, closing). Implemented by
- * the SQLite database (embedded default: sqlite/sqlite-database.ts) and the PostgreSQL one
- * (postgres/postgres-database.ts); `openDatabase` (storage/open.ts) picks one from `DATABASE_URL`.
+ * One database the service runs on, whole: its books, accounts and their API tokens, change log,
+ * login counters and webhooks, and its lifecycle (readiness, the storage's word on an error,
+ * closing). Implemented by the SQLite database (embedded default: sqlite/sqlite-database.ts) and
+ * the PostgreSQL one (postgres/postgres-database.ts); `openDatabase` (storage/open.ts) picks one from `DATABASE_URL`.
  *
  * Every part rejects with {@link StorageUnavailableError} when the storage cannot be reached; any
  * other rejection is an unexpected failure.
@@ -18,6 +19,8 @@ export interface Database {
   readonly books: BookStore
   /** The accounts (docs/accounts.md). */
   readonly accounts: AccountStore
+  /** The accounts' API tokens (docs/api-tokens.md). */
+  readonly apiTokens: ApiTokenStore
   /**
    * The change log (src/storage/contracts/change-log.ts, docs/change-feed.md "Change log"): a row
    * per committed create, update and delete, by any process or instance on the database.

@@ -50,6 +50,7 @@ class PostgresAccounts implements AccountEngine {
       update: async (values) => (await rows<Account>(SQL.update, values))[0]!,
       delete: async (key) => {
         await this.run(on, SQL.delete, [key])
+        await this.run(on, SQL.deleteApiTokens, [key])
       }
     }
   }

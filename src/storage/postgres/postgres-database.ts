@@ -2,6 +2,7 @@ import type pg from 'pg'
 import type { Book, BookInput, BookPatch } from '../../book/schema.js'
 import type { BookFilter, BookQuery } from '../../book/query.js'
 import type { AccountStore } from '../contracts/account-store.js'
+import type { ApiTokenStore } from '../contracts/api-token-store.js'
 import type { BookStore, BookWriteOutcome, VersionedBook } from '../contracts/book-store.js'
 import type { Database } from '../contracts/database.js'
 import type { ChangeContext } from '../contracts/change-log.js'
@@ -12,6 +13,7 @@ import { countStatement, listStatement, searchStatement } from '../sql/list.js'
 import { searchCount, searchList, type ReadCandidates } from '../sql/search-results.js'
 import { DEFAULT_RETENTION, TRIM_INTERVAL_MS, type ChangeLogOptions, type ChangeLogRetention } from '../retention.js'
 import { postgresAccountStore } from './postgres-account-store.js'
+import { postgresApiTokenStore } from './postgres-api-token-store.js'
 import { PostgresChangeLog } from './postgres-change-log.js'
 import { ChangeNumbering } from './postgres-change-numbering.js'
 import { PostgresLoginAttempts } from './postgres-login-attempts.js'
@@ -50,6 +52,7 @@ export class PostgresDatabase implements Database, BookStore {
    */
   readonly books: BookStore = this
   readonly accounts: AccountStore
+  readonly apiTokens: ApiTokenStore
   readonly changes: PostgresChangeLog
   readonly loginAttempts: LoginAttempts
   readonly webhooks: WebhookStore
@@ -79,6 +82,7 @@ export class PostgresDatabase implements Database, BookStore {
     this.inserts = new GroupInsert(this.query)
     this.idempotent = idempotentCreates(pool, queryTimeoutMs)
     this.accounts = postgresAccountStore(pool, queryTimeoutMs)
+    this.apiTokens = postgresApiTokenStore(pool, queryTimeoutMs)
     this.changes = new PostgresChangeLog(url, this.query)
     const retention = options.retention ?? DEFAULT_RETENTION
     this.trimTimer = setInterval(() => void this.trim(retention), options.trimIntervalMs ?? TRIM_INTERVAL_MS).unref()

@@ -30,7 +30,7 @@ export interface AccountEngine {
  * cannot even store it), so such a name is answered as unknown without asking the database,
  * where PostgreSQL would fail the statement (a 500) instead of finding nothing (a 404).
  */
-function storedKey(username: string): string | undefined {
+export function storedKey(username: string): string | undefined {
   const key = usernameKey(username)
   return key.includes('\0') ? undefined : key
 }

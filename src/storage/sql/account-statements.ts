@@ -2,6 +2,7 @@ import type { Account, Role } from '../../account/schema.js'
 import type { AccountGeneration, StoredAccount } from '../contracts/account-store.js'
 import { placeholders } from './book-statements.js'
 import type { Engine } from '../contracts/engine.js'
+import { apiTokenStatements } from './api-token-statements.js'
 
 /**
  * The one description of the statements of the `accounts` table, for both engines,
@@ -43,13 +44,15 @@ export interface AccountStatements {
   insert(values: AccountInsertValues): Promise<boolean>
   /** Changes the stored account; returns it as changed. */
   update(values: AccountUpdateValues): Promise<Account>
+  /** Removes the account and its API tokens. */
   delete(key: string): Promise<void>
 }
 
 /**
  * The account statements of `engine`, as SQL text. Parameters, in order:
  * - `list`: none (every account by username key); `admins`: none (how many admins, as `admins`);
- * - `find`, `generation`, `delete`: the username key;
+ * - `find`, `generation`, `delete`, `deleteApiTokens`: the username key (an account's deletion runs
+ *   both: its API tokens go with it);
  * - `insert`: username key, username, password hash, role, generation, created at, updated at;
  *   nothing happens when the username key is taken;
  * - `update`: password hash and role (null: keep), generation, updated at, username key;
@@ -68,6 +71,7 @@ export function accountStatements(engine: Engine) {
       VALUES (${insertValues}) ON CONFLICT (username_key) DO NOTHING`,
     update: `UPDATE accounts SET password_hash = coalesce(${hash}, password_hash), role = coalesce(${role}, role),
       generation = ${generation}, updated_at = ${updatedAt} WHERE username_key = ${updatedKey} RETURNING ${ACCOUNT_COLUMNS}`,
-    delete: `DELETE FROM accounts WHERE username_key = ${key}`
+    delete: `DELETE FROM accounts WHERE username_key = ${key}`,
+    deleteApiTokens: apiTokenStatements(engine).deleteOfAccount
   }
 }

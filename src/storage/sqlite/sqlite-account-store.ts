@@ -31,6 +31,7 @@ class SqliteAccounts implements AccountEngine {
     const insert = db.prepare<AccountInsertValues>(SQL.insert)
     const update = db.prepare<AccountUpdateValues, Account>(SQL.update)
     const remove = db.prepare<[string]>(SQL.delete)
+    const removeApiTokens = db.prepare<[string]>(SQL.deleteApiTokens)
     this.inTransaction = {
       list: async () => list.all(),
       find: async (key) => find.get(key),
@@ -40,6 +41,7 @@ class SqliteAccounts implements AccountEngine {
       update: async (values) => update.get(...values)!,
       delete: async (key) => {
         remove.run(key)
+        removeApiTokens.run(key)
       }
     }
     this.statements = { ...this.inTransaction, insert: (values) => this.oneAtATime(() => this.inTransaction.insert(values)) }

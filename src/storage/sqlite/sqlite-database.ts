@@ -2,6 +2,7 @@ import type Sqlite from 'better-sqlite3'
 import type { Book, BookInput, BookPatch } from '../../book/schema.js'
 import type { BookFilter, BookQuery } from '../../book/query.js'
 import type { AccountStore } from '../contracts/account-store.js'
+import type { ApiTokenStore } from '../contracts/api-token-store.js'
 import type { BookStore, BookWriteOutcome, VersionedBook } from '../contracts/book-store.js'
 import { StorageUnavailableError, type Database } from '../contracts/database.js'
 import type { LoginAttempts } from '../contracts/login-attempts.js'
@@ -15,6 +16,7 @@ import { changeLogStatements, type HorizonRow } from '../sql/change-log-statemen
 import type { HistoryPage, RestoreOutcome } from '../contracts/book-history.js'
 import { readHistoryPage } from '../sql/book-history-statements.js'
 import { sqliteAccountStore } from './sqlite-account-store.js'
+import { sqliteApiTokenStore } from './sqlite-api-token-store.js'
 import { SqliteChangeLog } from './sqlite-change-log.js'
 import type { ChangeContext } from '../contracts/change-log.js'
 import { openConnection, openMigrated } from './sqlite-connection.js'
@@ -70,6 +72,7 @@ export class SqliteDatabase implements Database, BookStore {
    */
   readonly books: BookStore = this
   readonly accounts: AccountStore
+  readonly apiTokens: ApiTokenStore
   readonly changes: SqliteChangeLog
   readonly loginAttempts: LoginAttempts
   readonly webhooks: WebhookStore
@@ -106,6 +109,7 @@ export class SqliteDatabase implements Database, BookStore {
     this.seenSeq = this.horizon.get()!.last_seq
     this.loginAttempts = new SqliteLoginAttempts(attemptsDb)
     this.webhooks = sqliteWebhookStore(attemptsDb)
+    this.apiTokens = sqliteApiTokenStore(db, attemptsDb)
   }
 
   /**

@@ -18,6 +18,8 @@ import { removeDirectory, startServer, temporaryDirectory, type RunningServer } 
 
 const admin = signToken({ sub: 'tester' })
 const reader = signToken({ role: 'reader' })
+/** The bootstrap admin's token: its `sub` names an account, so it may own API tokens. */
+const owner = signToken({ sub: 'admin' })
 const book = JSON.stringify({ title: 'Documented', author: 'Checker', year: 2024 })
 const account = (username: string) => JSON.stringify({ username, password: 'a long enough passphrase', role: 'reader' })
 
@@ -39,6 +41,9 @@ function callsWhileUp(id: number): Call[] {
     ['PUT', '/users/documented', '{"role":"editor"}'],
     ['PUT', '/users/documented/password', '{"current_password":"a long enough passphrase","new_password":"another long passphrase"}'],
     ['POST', '/login', JSON.stringify({ username: 'admin', password: TEST_PASSWORD })],
+    ['POST', '/tokens', '{"name":"documented"}'],
+    ['GET', '/tokens', undefined],
+    ['DELETE', '/tokens/unknown', undefined],
     ['GET', '/healthz', undefined],
     ['GET', '/readyz', undefined]
   ]
@@ -77,7 +82,14 @@ function callsWhileUp(id: number): Call[] {
     ['DELETE', '/users/documented', bearer(admin)],
     ['DELETE', '/users/documented', bearer(admin)],
     ['POST', '/login', json, JSON.stringify({ username: 'admin', password: 'wrong' })],
-    ['POST', '/login', json, '[]']
+    ['POST', '/login', json, '[]'],
+    ['POST', '/tokens', [...bearer(owner), ...json], '{"name":"documented","expires_in_days":30}'],
+    ['POST', '/tokens', [...bearer(signToken({ sub: 'admin', role: 'reader' })), ...json], '{"name":"documented","role":"editor"}'],
+    ['POST', '/tokens', [...bearer(owner), ...json], '{"name":""}'],
+    ['GET', '/tokens', bearer(owner)],
+    ['GET', '/tokens?all=true', bearer(owner)],
+    ['GET', '/tokens?all=true', bearer(signToken({ sub: 'admin', role: 'editor' }))],
+    ['GET', '/tokens?all=maybe', bearer(owner)]
   )
   return calls
 }
@@ -99,6 +111,9 @@ function callsWhileDown(loginToken: string): Call[] {
     ['POST', '/users', [...bearer, ...json], account('late')],
     ['PUT', '/users/admin', [...bearer, ...json], '{"password":"another long passphrase"}'],
     ['DELETE', '/users/admin', bearer],
+    ['POST', '/tokens', [`Authorization: Bearer ${owner}`, ...json], '{"name":"late"}'],
+    ['GET', '/tokens', [`Authorization: Bearer ${owner}`]],
+    ['DELETE', '/tokens/0b0f6a4e-3c1d-4f55-9a8e-2d7c1b9e4f10', bearer],
     ['POST', '/login', json, JSON.stringify({ username: 'admin', password: TEST_PASSWORD })],
     ['GET', '/readyz', []],
     ['GET', '/healthz', []]
@@ -140,6 +155,9 @@ for (const { engine, skip } of engines) {
         const created = await (await fetch(`${server.url}/book`, { method: 'POST', headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, body: book })).json() as { data: { id: number } }
         const up = await drive(server, callsWhileUp(created.data.id), check)
         assert.ok(up.get('GET /book/{id}')?.has(304))
+        for (const [operation, statuses] of [['POST /tokens', [201, 400, 403]], ['GET /tokens', [200, 400, 403]], ['DELETE /tokens/unknown', [404]]] as const) {
+          for (const status of statuses) assert.ok(up.get(operation)?.has(status), `${operation} answered ${status}: ${[...(up.get(operation) ?? [])]}`)
+        }
         const signedIn = signToken({ sub: 'admin', role: 'admin', book_service_generation: 'any' })
 
         // The storage goes away: SQLite's file is emptied under a fresh process, PostgreSQL is cut.
@@ -153,7 +171,7 @@ for (const { engine, skip } of engines) {
         const down = await drive(server, callsWhileDown(signedIn), check)
         // Both engines: 503 (a damaged SQLite file makes the store unavailable: docs/operations.md "Readiness").
         const failure = 503
-        for (const operation of ['POST /book', 'GET /books', 'GET /book/{id}', 'PUT /book/{id}', 'DELETE /book/{id}', 'POST /users', 'POST /login']) {
+        for (const operation of ['POST /book', 'GET /books', 'GET /book/{id}', 'PUT /book/{id}', 'DELETE /book/{id}', 'POST /users', 'POST /login', 'POST /tokens', 'GET /tokens']) {
           assert.ok(down.get(operation)?.has(failure), `${operation} answered ${failure} with the storage gone: ${[...(down.get(operation) ?? [])]}`)
         }
         // Past LOGIN_RATE_LIMIT (12 a minute here): 429.

@@ -60,6 +60,7 @@ describe('GET /openapi.json', () => {
     )
     assert.deepEqual(operations.sort(), [
       'DELETE /book/{id} deleteBook',
+      'DELETE /tokens/{id} revokeApiToken',
       'DELETE /users/{username} deleteUser',
       'DELETE /webhooks/{id} deleteWebhook',
       'GET /book/{id} getBook',
@@ -68,6 +69,7 @@ describe('GET /openapi.json', () => {
       'GET /books/changes watchBookChanges',
       'GET /healthz liveness',
       'GET /readyz readiness',
+      'GET /tokens listApiTokens',
       'GET /users listUsers',
       'GET /webhooks listWebhooks',
       'GET /webhooks/{id} getWebhook',
@@ -75,6 +77,7 @@ describe('GET /openapi.json', () => {
       'POST /book createBook',
       'POST /book/{id}/restore restoreBook',
       'POST /login login',
+      'POST /tokens createApiToken',
       'POST /users createUser',
       'POST /webhooks createWebhook',
       'POST /webhooks/{id}/replay replayWebhook',

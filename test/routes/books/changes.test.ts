@@ -193,6 +193,22 @@ describeEachEngine('GET /books/changes', ({ withFreshApp }) => {
     })
   }
 
+  test('a revoked API token ends its stream within the revocation bound (docs/api-tokens.md)', async () => {
+    await withFreshApp(async (app) => {
+      const url = await listening(app)
+      await createAccount(app, 'program', 'reader')
+      const created = await app.inject({ method: 'POST', url: '/tokens', headers: authHeaders(signToken({ sub: 'program' })), payload: { name: 'watch' } })
+      const { id, token } = created.json().data
+      const feed = await openFeed(url, authHeaders(token))
+      assert.equal(feed.status, 200)
+      const revoked = await app.inject({ method: 'DELETE', url: `/tokens/${id}`, headers: authHeaders(signToken()) })
+      assert.equal(revoked.statusCode, 200, revoked.body)
+      const changed = Date.now()
+      await feed.ended
+      assert.ok(Date.now() - changed < 5000)
+    })
+  })
+
   test('past FEED_MAX_SUBSCRIBERS: 503 Service unavailable in the envelope; a place freed is taken again', async () => {
     await withFreshApp(
       async (app) => {
