@@ -1,6 +1,7 @@
 import http from 'node:http'
 import https from 'node:https'
-import { addressLiteral, ForbiddenAddressError, guardedLookup, isForbiddenAddress } from './address-policy.js'
+import { ForbiddenAddressError, guardedLookup } from './address-policy.js'
+import { addressLiteral, specialPurposeRange } from './address-ranges.js'
 
 /** The outcome of one delivery attempt. */
 export interface AttemptOutcome {
@@ -55,9 +56,8 @@ export function sendAttempt(url: string, headers: Record<string, string>, body: 
       return resolve(failed('not an absolute URL'))
     }
     const literal = addressLiteral(target)
-    if (!options.allowPrivate && literal !== undefined && isForbiddenAddress(literal)) {
-      return resolve(failed(`refused: ${literal} is a private address`))
-    }
+    const range = options.allowPrivate || literal === undefined ? undefined : specialPurposeRange(literal)
+    if (range !== undefined) return resolve(failed(`refused: ${literal} is a special-purpose address (${range})`))
     const secure = target.protocol === 'https:'
     let settled = false
     const finish = (outcome: AttemptOutcome) => {
