@@ -18,7 +18,7 @@ import { HISTORY_START, MAX_VERSION, type HistoryEntry } from '../../storage/con
 import { LIST_PAGE_SIZE, type BookStore } from '../../storage/contracts/book-store.js'
 import { changeContextOf } from './change-context.js'
 import { bookETag, ifMatchHolds } from './etag.js'
-import { LIMIT_PATTERN, MAX_PAGE_SIZE } from './list-query.js'
+import { LIMIT_PATTERN, MAX_PAGE_SIZE, QUERY_TEXT_PATTERN } from './list-query.js'
 import { bookNotFound } from './load-for-write.js'
 
 /** The query of `GET /book/{id}/history`: `limit` as on `GET /books`, `after` the opaque cursor of its `Link`. */
@@ -28,7 +28,7 @@ export const HistoryParameters = Type.Object(
       Type.String({ pattern: LIMIT_PATTERN, description: `Page size, 1 to ${MAX_PAGE_SIZE}. Turns on the Link header.` })
     ),
     after: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 4096, description: 'Start after this entry: the opaque cursor found in the Link header.' })
+      Type.String({ minLength: 1, maxLength: 4096, pattern: QUERY_TEXT_PATTERN, description: 'Start after this entry: the opaque cursor found in the Link header.' })
     )
   },
   { additionalProperties: true }
