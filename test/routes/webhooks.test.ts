@@ -159,6 +159,31 @@ describeEachEngine('webhooks', ({ app }) => {
     await app().inject({ method: 'DELETE', url: `/webhooks/${created.id}`, headers: admin })
   })
 
+  test('a replay followed at once by a rotate sends each replayed change once', async () => {
+    receiver.received.length = 0
+    receiver.respond = () => ({ status: 204 })
+    const created = (await addWebhook(app(), { url: receiver.url, events: ['created'] })).json().data
+    receiver.secrets = [created.secret]
+    const count = 30
+    for (let index = 0; index < count; index++) await createBook(app())
+    await receiver.waitFor((received) => deliveredSeqs(received).length === count)
+    const first = deliveredSeqs(receiver.received)
+    receiver.received.length = 0
+    await app().inject({ method: 'POST', url: `/webhooks/${created.id}/replay`, headers: admin, payload: { after: first[0]! - 1 } })
+    // The rotate arrives while the replay is half-way, its successes not yet recorded.
+    await receiver.waitFor((received) => received.length >= 5, 20_000)
+    const rotated = await app().inject({ method: 'POST', url: `/webhooks/${created.id}/rotate`, headers: admin, payload: { overlap: 3600 } })
+    assert.equal(rotated.statusCode, 200)
+    receiver.secrets = [rotated.json().data.secret, created.secret]
+    await receiver.waitFor((received) => received.length >= count)
+    // Time for a restarted loop to send anything again (the dispatcher reads the endpoints every second).
+    await new Promise((resolve) => setTimeout(resolve, 2500))
+    const ids = receiver.received.map((entry) => String(entry.headers['webhook-id']))
+    assert.equal(ids.length, new Set(ids).size, `each replayed change once; got ${ids.length} deliveries of ${new Set(ids).size} changes`)
+    assert.deepEqual(deliveredSeqs(receiver.received), first)
+    await app().inject({ method: 'DELETE', url: `/webhooks/${created.id}`, headers: admin })
+  })
+
   test('an endpoint that never answers does not delay another', async () => {
     receiver.received.length = 0
     receiver.respond = () => ({ status: 204 })
