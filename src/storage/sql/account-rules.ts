@@ -1,4 +1,5 @@
 import { usernameKey, type Account, type Role } from '../../account/schema.js'
+import { usernameSkeleton } from '../../account/skeleton.js'
 import type { AccountStatements } from './account-statements.js'
 import {
   LAST_ADMIN,
@@ -43,7 +44,8 @@ async function demotesLastAdmin(statements: AccountStatements, account: Account,
 /**
  * The {@link AccountStore} of both engines: the rules of accounts written once over an engine's
  * statements and transaction (`sqlite-account-store.ts`, `postgres-account-store.ts`). A username is one
- * account whatever its case; every create or change draws a new token generation; and no write
+ * account whatever its case, and no new username may look like an existing one (the same
+ * confusable skeleton, `account/skeleton.ts`: 'exists'); every create or change draws a new token generation; and no write
  * leaves the database without an admin: the check and the write it guards are one transaction.
  * Accounts change rarely and skip the books' group commit: SQLite writes them in `BEGIN IMMEDIATE`
  * on the database's main connection, PostgreSQL in a transaction holding an advisory lock, so
@@ -69,7 +71,7 @@ export class AccountRules implements AccountStore {
   async create(account: { username: string; passwordHash: string; role: Role }): Promise<Account | 'exists'> {
     const now = new Date().toISOString()
     const { username, passwordHash, role } = account
-    const stored = await this.engine.statements.insert([usernameKey(username), username, passwordHash, role, newGeneration(), now, now])
+    const stored = await this.engine.statements.insert([usernameKey(username), username, usernameSkeleton(username), passwordHash, role, newGeneration(), now, now])
     return stored ? { username, role, created_at: now, updated_at: now } : 'exists'
   }
 
@@ -79,7 +81,7 @@ export class AccountRules implements AccountStore {
     return this.engine.transaction(async (statements) => {
       if ((await statements.admins()) > 0) return false
       const now = new Date().toISOString()
-      return statements.insert([usernameKey(username), username, hash, 'admin', newGeneration(), now, now])
+      return statements.insert([usernameKey(username), username, usernameSkeleton(username), hash, 'admin', newGeneration(), now, now])
     })
   }
 
