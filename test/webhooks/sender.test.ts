@@ -22,7 +22,7 @@ test('a receiver streaming an endless answer: the status counts, 64 KiB of the b
   try {
     const url = `http://127.0.0.1:${(endless.address() as AddressInfo).port}/hooks`
     const outcome = await sendAttempt(url, {}, '{}', { timeoutMs: 10_000, allowPrivate: true, agents: endpointAgents() })
-    // Before the bound: the body was read until the attempt's timeout, then a failure.
+    // Without the bound the body is read until the attempt's timeout, then a failure.
     assert.deepEqual(outcome, { ok: true, httpStatus: 200, error: null, retryAfterMs: null })
     await new Promise((resolve) => setTimeout(resolve, 200))
     assert.equal(closed, true, 'the receiver saw its connection closed')
