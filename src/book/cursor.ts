@@ -39,7 +39,7 @@ export function decodeCursor(text: string, sort: string, field: SortField): List
   const [, key, id] = value as [string, unknown, unknown]
   if (!Number.isSafeInteger(id) || (id as number) < 0) return undefined
   // A key holding U+0000 is no stored book's (no title or author holds one) and no engine may be
-  // asked for it: PostgreSQL refuses NUL in text (decisions "Search": 400 `Invalid input`).
+  // asked for it: PostgreSQL refuses NUL in text (docs/contract.md "Search": 400 `Invalid input`).
   const keyValid = field === 'year' ? Number.isSafeInteger(key) : typeof key === 'string' && !key.includes('\u0000')
   return keyValid ? { key: key as string | number, id: id as number } : undefined
 }

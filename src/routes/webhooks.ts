@@ -43,7 +43,7 @@ function deliveryView(delivery: DeliveryRecord) {
 
 /**
  * Why a webhook URL is refused, for the 400's description in the API document: the answer itself
- * is always `Invalid input` (decisions "Webhooks"), the reason goes to the log.
+ * is always `Invalid input` (docs/contract.md "Webhooks"), the reason goes to the log.
  */
 const URL_REFUSALS =
   'A refused `url` is logged (level `warn`, `webhook URL refused`, with the request id and the reason): not an absolute URL; ' +

@@ -2,7 +2,7 @@ import ipaddr from 'ipaddr.js'
 
 /**
  * The special-purpose addresses a webhook may not reach unless `WEBHOOK_ALLOW_PRIVATE=true`
- * (docs/webhooks.md "Private addresses"; decisions "Webhooks"), and why a URL is refused before
+ * (docs/webhooks.md "Private addresses"; docs/contract.md "Webhooks"), and why a URL is refused before
  * any name is resolved. No Node.js module: the web page can bundle it and say the same reasons.
  *
  * The rule is IANA's "IPv4 Special-Purpose Address Registry" and "IPv6 Special-Purpose Address

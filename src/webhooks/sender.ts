@@ -100,7 +100,7 @@ export function sendAttempt(url: string, headers: Record<string, string>, body: 
         return failed(`answered ${status}`, status, retryAfter)
       }
       // The answer's body is read and dropped, so the connection can serve the next attempt; past
-      // ANSWER_READ_LIMIT bytes the connection is closed instead (decisions "Webhook delivery log"),
+      // ANSWER_READ_LIMIT bytes the connection is closed instead (docs/contract.md "Webhooks"),
       // so a receiver streaming without end costs no more than that.
       let read = 0
       response.on('data', (chunk: Buffer) => {

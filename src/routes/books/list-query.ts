@@ -16,7 +16,7 @@ export const LIMIT_PATTERN = '^([1-9][0-9]{0,2}|1000)$'
 const YEAR_PATTERN = '^-?[0-9]{1,4}$'
 /**
  * A free-text query value (`q`, `title`, `author`, a cursor `after`): anything but U+0000, 400
- * `Invalid input` otherwise (decisions "Search": a NUL in any query value). No stored text holds
+ * `Invalid input` otherwise (docs/contract.md "Search": a NUL in any query value). No stored text holds
  * one, and PostgreSQL refuses it in a text parameter. Also the history's `after`.
  */
 export const QUERY_TEXT_PATTERN = '^[^\\u0000]*$'

@@ -7,7 +7,7 @@ import { describeEachEngine } from '../../support/suite.js'
 const auth = authHeaders(signToken({ role: 'admin' }))
 const invalid = { status: 400, message: 'Invalid input', data: null }
 
-describeEachEngine('a NUL character in a query value (decisions "Search", bounded cost)', ({ withFreshApp }) => {
+describeEachEngine('a NUL character in a query value (docs/contract.md "Search")', ({ withFreshApp }) => {
   test('q, title, author, the sort cursor and after: 400 Invalid input, nothing logged as an error', async () => {
     const { lines, logger } = capturedLog()
     await withFreshApp(async (app) => {
