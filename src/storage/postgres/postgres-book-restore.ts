@@ -1,7 +1,8 @@
 import type pg from 'pg'
 import { insertValues, patchValues, bookStatements } from '../sql/book-statements.js'
 import type { RestoreOutcome } from '../contracts/book-history.js'
-import { historyStatements, isRestorable, revivedVersion } from '../sql/book-history-statements.js'
+import { isRestorable } from '../../book/validation.js'
+import { historyStatements, revivedVersion } from '../sql/book-history-statements.js'
 import type { VersionedBook } from '../contracts/book-store.js'
 import { inTransaction } from './postgres-transaction.js'
 

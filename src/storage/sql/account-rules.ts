@@ -1,5 +1,4 @@
 import { usernameKey, type Account, type Role } from '../../account/schema.js'
-import { usernameSkeleton } from '../../account/skeleton.js'
 import type { AccountStatements } from './account-statements.js'
 import {
   LAST_ADMIN,
@@ -34,6 +33,14 @@ export interface AccountEngine {
 export function storedKey(username: string): string | undefined {
   const key = usernameKey(username)
   return key.includes('\0') ? undefined : key
+}
+
+/**
+ * The confusable skeleton of `username` (`account/skeleton.ts`). Its module is loaded on the first
+ * account created, not at start-up: the confusables table it builds is only needed then.
+ */
+async function skeletonOf(username: string): Promise<string> {
+  return (await import('../../account/skeleton.js')).usernameSkeleton(username)
 }
 
 /** True when `account` is the only admin and would stop being one (`role` undefined: deleted). */
@@ -71,17 +78,18 @@ export class AccountRules implements AccountStore {
   async create(account: { username: string; passwordHash: string; role: Role }): Promise<Account | 'exists'> {
     const now = new Date().toISOString()
     const { username, passwordHash, role } = account
-    const stored = await this.engine.statements.insert([usernameKey(username), username, usernameSkeleton(username), passwordHash, role, newGeneration(), now, now])
+    const stored = await this.engine.statements.insert([usernameKey(username), username, await skeletonOf(username), passwordHash, role, newGeneration(), now, now])
     return stored ? { username, role, created_at: now, updated_at: now } : 'exists'
   }
 
   async createFirstAdmin(username: string, passwordHash: () => Promise<string>): Promise<boolean> {
     if ((await this.engine.statements.admins()) > 0) return false
     const hash = await passwordHash()
+    const skeleton = await skeletonOf(username)
     return this.engine.transaction(async (statements) => {
       if ((await statements.admins()) > 0) return false
       const now = new Date().toISOString()
-      return statements.insert([usernameKey(username), username, usernameSkeleton(username), hash, 'admin', newGeneration(), now, now])
+      return statements.insert([usernameKey(username), username, skeleton, hash, 'admin', newGeneration(), now, now])
     })
   }
 

@@ -1,4 +1,3 @@
-import { checkRow } from '../../book/validation.js'
 import { HISTORY_START, type HistoryEntry, type HistoryPage } from '../contracts/book-history.js'
 import { STORED_COLUMNS, VERSIONED_COLUMNS, placeholders } from './book-statements.js'
 import type { Engine } from '../contracts/engine.js'
@@ -8,17 +7,6 @@ import type { Engine } from '../contracts/engine.js'
  * the one mapping of a log row to a history entry, and the reading of a page. What a history is
  * (its entries, pages and the restore's outcomes) is the contract's: contracts/book-history.ts.
  */
-
-/**
- * Whether the book a version holds may be restored: it passes the `POST /book` body schema
- * (`BookInput`, through `checkRow`: the one source of the book's rules, docs/contract.md "Book
- * bodies"). A version written by another program (a 601-character title, year 99999, a NUL in the
- * author) or under older rules does not: restoring it would store a book that fails a `PUT` of its
- * own fields (docs/contract.md "History and restore": 422 `Version cannot be restored`).
- */
-export function isRestorable(book: { title: unknown; author: unknown; year: unknown }): boolean {
-  return typeof checkRow({ title: book.title, author: book.author, year: book.year }, false) !== 'string'
-}
 
 /** A row of the history statements (ids and numbers as JavaScript numbers once read). */
 export interface HistoryRow {

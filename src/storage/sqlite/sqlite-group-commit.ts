@@ -8,7 +8,7 @@ import { answerFromRow, insertedRow } from '../sql/idempotency-statements.js'
 import { prepareStatements, type SqliteStatements } from './sqlite-statements.js'
 import { insertValues, patchValues } from '../sql/book-statements.js'
 import type { RestoreOutcome } from '../contracts/book-history.js'
-import { isRestorable, revivedVersion } from '../sql/book-history-statements.js'
+import { revivedVersion } from '../sql/book-history-statements.js'
 import type { ChangeContext } from '../contracts/change-log.js'
 import { SQLITE_CONTEXT_STATEMENTS, contextValues } from '../sql/change-log-statements.js'
 
@@ -142,7 +142,7 @@ export function groupCommit(db: Database.Database): (batch: WriteOp[]) => WriteO
 
 /**
  * A restore (`BookStore.restore`), inside the batch's transaction: the version's book from the
- * log (refused when it fails today's book rules, `isRestorable`), then the current row and its version check, then the write (whose change-log row `run`
+ * log, then the current row and its version check, then the write (whose change-log row `run`
  * stamps with the context, `restoredFrom` included). Nothing can come between these steps: SQLite
  * has one writer at a time.
  */
@@ -150,7 +150,6 @@ function restore(statements: SqliteStatements, write: Extract<WriteOp, { op: 're
   const { id, version, expectedVersion } = write
   const target = statements.historyVersion.get(id, version)
   if (!target) return { outcome: statements.historyAny.get(id) ? 'versionNotFound' : 'noHistory' }
-  if (!isRestorable(target)) return { outcome: 'unrestorable' }
   const current = statements.get.get(id)
   if (current && expectedVersion !== undefined && current.version !== expectedVersion) return { outcome: 'stale' }
   const book = current

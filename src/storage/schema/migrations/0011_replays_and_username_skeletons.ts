@@ -1,5 +1,4 @@
 import type { Kysely } from 'kysely'
-import { usernameSkeleton } from '../../../account/skeleton.js'
 import type { Engine } from '../../contracts/engine.js'
 import { atomically, type MarkedMigration, type SqlTag } from './migration.js'
 
@@ -25,6 +24,8 @@ export function replaysAndUsernameSkeletons(engine: Engine, sql: SqlTag): Marked
         await sql.raw('ALTER TABLE accounts ADD COLUMN username_skeleton text').execute(db)
         const { rows } = await sql<{ username_key: string; username: string }>`
           SELECT username_key, username FROM accounts ORDER BY created_at, username_key`.execute(db)
+        // Loaded here, not with the migration list: only a database that migrates needs the table.
+        const { usernameSkeleton } = await import('../../../account/skeleton.js')
         const taken = new Set<string>()
         for (const { username_key: key, username } of rows) {
           const skeleton = usernameSkeleton(username)
