@@ -238,7 +238,7 @@ export const settings = {
     schema: Type.Boolean({ default: false }),
     accepts: 'true or false',
     description:
-      'Webhooks: true allows endpoints on loopback, private, link-local, unique-local, multicast and unspecified addresses (a receiver on the same machine or network); false refuses them at creation and at each delivery.'
+      'Webhooks: true allows endpoints on special-purpose addresses (loopback, private, link-local, unique-local, multicast, unspecified, documentation, reserved…: every range IANA marks not globally reachable; a receiver on the same machine or network); false refuses them at creation and at each delivery.'
   }
 } satisfies Record<string, Setting>
 

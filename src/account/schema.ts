@@ -45,7 +45,7 @@ export const Username = Type.String({
   maxLength: 64,
   pattern: '^\\S(?:.*\\S)?$',
   not: { pattern: USERNAME_FORBIDDEN },
-  description: `${USERNAME_RULE}; unique ignoring case.`
+  description: `${USERNAME_RULE}; unique ignoring case and look-alikes (the same UTS #39 confusable skeleton as a taken one: 409).`
 })
 
 /** A new password: 12 to 1024 code points, well-formed Unicode without NUL. */

@@ -35,7 +35,8 @@ const failureKey = (account: string, address: string) => JSON.stringify(['failur
  *
  * - Per address: every attempt counts; past `attemptsPerAddress` in its minute the address gets
  *   429 (@fastify/rate-limit, with {@link LoginLimits.rateLimitStore} as its store).
- * - Per account: only failures count, from every address together. Once an account has
+ * - Per account: only failures count, from every address together, and a check in progress
+ *   counts as one until it is settled ({@link LoginLimits.reserveCheck}). Once an account has
  *   `failuresPerAccount` failures in its minute, an address that itself failed on that account
  *   in the last minute gets 429 on it, without its password being checked, until the account's
  *   minute ends; an address without such a failure is still heard. So guessing from many
@@ -104,25 +105,40 @@ export class LoginLimits {
   }
 
   /**
-   * Whether the account (its username key) is guarded against `address` now.
+   * Reserves one password check of the account (its username key) from `address`, before the
+   * password is hashed: one attempt is added, atomically in the database, to the account's
+   * failures and to this address's failures on it, and the check is refused when, before that
+   * attempt, the account already had `failuresPerAccount` failures in its minute and this address
+   * at least one (a check in progress counts as a failure until it is settled). The account's
+   * counter orders every attempt of every process and instance, so of a burst sent all at once
+   * at most `failuresPerAccount` checks, plus the first of each address, are let through
+   * (docs/accounts.md "Login limits"). A refused attempt is taken back at once.
    *
-   * @returns the seconds until the account's minute ends (for `Retry-After`) when it is, else undefined.
+   * @returns `{ retryAfterSeconds }` (until the account's minute ends) when refused; otherwise a
+   *   {@link PasswordCheck} to settle once the password is compared.
    * @throws StorageUnavailableError when the database cannot be reached.
    */
-  async accountRefuses(account: string, address: string): Promise<number | undefined> {
+  async reserveCheck(account: string, address: string): Promise<{ retryAfterSeconds: number } | PasswordCheck> {
     const now = this.now()
-    const [failures, fromAddress] = await this.attempts.counts([accountKey(account), failureKey(account, address)], now, LOGIN_WINDOW_MS)
-    if (failures!.attempts < this.settings.failuresPerAccount || fromAddress!.attempts === 0) return undefined
-    return Math.max(1, Math.ceil((failures!.windowStart + LOGIN_WINDOW_MS - now) / 1000))
-  }
-
-  /**
-   * Counts a failed attempt on the account (its username key) from `address`.
-   *
-   * @throws StorageUnavailableError when the database cannot be reached.
-   */
-  async recordFailure(account: string, address: string): Promise<void> {
-    await this.attempts.add([accountKey(account), failureKey(account, address)], this.now(), LOGIN_WINDOW_MS)
+    const keys = [accountKey(account), failureKey(account, address)]
+    const [failures, fromAddress] = await this.attempts.add(keys, now, LOGIN_WINDOW_MS)
+    const counted = [
+      { key: keys[0]!, windowStart: failures!.windowStart },
+      { key: keys[1]!, windowStart: fromAddress!.windowStart }
+    ]
+    // The counts before this attempt: this one is the last added to both.
+    if (failures!.attempts - 1 >= this.settings.failuresPerAccount && fromAddress!.attempts - 1 > 0) {
+      await this.attempts.release(counted)
+      return { retryAfterSeconds: Math.max(1, Math.ceil((failures!.windowStart + LOGIN_WINDOW_MS - now) / 1000)) }
+    }
+    return {
+      settle: async (failed: boolean) => {
+        if (failed) return
+        // A right password is no failure: the reservation is taken back. Should the database not
+        // answer now, it stays counted for the rest of the minute (a failure too many, never one too few).
+        await this.attempts.release(counted).catch(() => {})
+      }
+    }
   }
 
   /**
@@ -145,6 +161,16 @@ export class LoginLimits {
       }
     }
   }
+}
+
+/**
+ * A password check reserved by {@link LoginLimits.reserveCheck}: settle it once the password is
+ * compared, `failed` true for a wrong one (the reservation stays counted as a failure) or false
+ * for a right one, or when the check did not happen (it is taken back). A process that dies
+ * before settling leaves it counted as a failure until the minute ends.
+ */
+export interface PasswordCheck {
+  settle(failed: boolean): Promise<void>
 }
 
 /** What @fastify/rate-limit's store calls back with: the count in the window and the ms left. */

@@ -30,14 +30,17 @@ export function encodeCursor(sort: string, field: SortField, book: Book): string
  * Decodes a cursor made by {@link encodeCursor} for the same `sort`.
  *
  * @returns the position, or undefined when `text` is not a cursor of `sort` (another sort's,
- *   not base64url JSON, a key of the wrong type, an id that is not a non-negative safe integer).
+ *   not base64url JSON, a key of the wrong type or holding U+0000, an id that is not a
+ *   non-negative safe integer).
  */
 export function decodeCursor(text: string, sort: string, field: SortField): ListPosition | undefined {
   const value = decodedJson(text)
   if (!Array.isArray(value) || value.length !== 3 || value[0] !== sort) return undefined
   const [, key, id] = value as [string, unknown, unknown]
   if (!Number.isSafeInteger(id) || (id as number) < 0) return undefined
-  const keyValid = field === 'year' ? Number.isSafeInteger(key) : typeof key === 'string'
+  // A key holding U+0000 is no stored book's (no title or author holds one) and no engine may be
+  // asked for it: PostgreSQL refuses NUL in text (docs/contract.md "Search": 400 `Invalid input`).
+  const keyValid = field === 'year' ? Number.isSafeInteger(key) : typeof key === 'string' && !key.includes('\u0000')
   return keyValid ? { key: key as string | number, id: id as number } : undefined
 }
 

@@ -59,3 +59,14 @@ export function checkRow(value: unknown, withId: boolean): ValidRow | string {
   if (!Number.isInteger(id) || (id as number) < 1 || (id as number) > MAX_BOOK_ID) return 'id must be an integer from 1 to 2^53-1'
   return { id: id as number, title, author, year }
 }
+
+/**
+ * Whether a book as stored (`title`, `author`, `year`, e.g. the one a version of its history holds)
+ * passes today's book rules: the `POST /book` body schema, through {@link checkRow}. A version
+ * written by another program (a 601-character title, year 99999, a NUL in the author) or under
+ * older rules does not, and is not restored (docs/contract.md "History and restore": 422 `Version
+ * cannot be restored`): it would store a book that fails a `PUT` of its own fields.
+ */
+export function isRestorable(book: { title: unknown; author: unknown; year: unknown }): boolean {
+  return typeof checkRow({ title: book.title, author: book.author, year: book.year }, false) !== 'string'
+}

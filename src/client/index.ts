@@ -193,7 +193,7 @@ export interface BookClient {
    * `POST /book/{id}/restore` (editor or admin): the book becomes what it was at `version`, as a
    * new version; a deleted book comes back under its id. With `options.ifMatch` (an `ETag`), only
    * while the book still has it (412 `Precondition failed` otherwise). Errors: 403, 404 `Book not
-   * found`, 404 `Version not found`, 400.
+   * found`, 404 `Version not found`, 422 `Version cannot be restored`, 400.
    */
   restore(id: number, version: number, options?: WriteOptions): Promise<Book>
   /** `GET /users` (admin): every account. */

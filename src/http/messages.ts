@@ -47,7 +47,8 @@ export const Messages = {
   tokenCreated: 'Token created successfully',
   tokensListed: 'Tokens retrieved successfully',
   tokenRevoked: 'Token revoked successfully',
-  tokenNotFound: 'Token not found'
+  tokenNotFound: 'Token not found',
+  versionNotRestorable: 'Version cannot be restored'
 } as const
 
 /** The message used for a status when nothing more specific applies (framework-made errors). */

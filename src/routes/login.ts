@@ -9,7 +9,7 @@ import { verifyPassword } from '../auth/password.js'
 import { envelopeOf } from '../http/envelope.js'
 import { HttpError } from '../http/errors/http-error.js'
 import { Messages } from '../http/messages.js'
-import type { AccountStore } from '../storage/contracts/account-store.js'
+import type { AccountStore, StoredAccount } from '../storage/contracts/account-store.js'
 import { errorResponse, invalidInputResponse, successResponse } from '../http/api-document/response-schemas.js'
 
 /** Body of POST /login. */
@@ -89,18 +89,21 @@ export async function loginRoute(app: FastifyInstance, options: LoginOptions): P
     async function login(request, reply) {
       const { username, password } = request.body
       const key = usernameKey(username)
-      const retryAfter = await options.limits.accountRefuses(key, request.ip)
-      if (retryAfter !== undefined) {
-        reply.header('retry-after', retryAfter)
+      const check = await options.limits.reserveCheck(key, request.ip)
+      if ('retryAfterSeconds' in check) {
+        reply.header('retry-after', check.retryAfterSeconds)
         throw new HttpError(429, Messages.tooManyRequests)
       }
-      const account = await options.accounts.find(username)
-      // Hashes even when the account does not exist, so timing does not tell which one failed.
-      const passwordOk = await verifyPassword(password, account?.passwordHash)
-      if (account === undefined || !passwordOk) {
-        await options.limits.recordFailure(key, request.ip)
-        throw new HttpError(401, Messages.invalidCredentials)
+      let account: StoredAccount | undefined
+      let wrong = false
+      try {
+        account = await options.accounts.find(username)
+        // Hashes even when the account does not exist, so timing does not tell which one failed.
+        wrong = !(await verifyPassword(password, account?.passwordHash)) || account === undefined
+      } finally {
+        await check.settle(wrong)
       }
+      if (wrong || account === undefined) throw new HttpError(401, Messages.invalidCredentials)
       const token = options.sign(account.username, { role: account.role, [GENERATION_CLAIM]: account.generation })
       return envelopeOf(200, Messages.loggedIn, { token, token_type: 'Bearer' as const, expires_in: options.ttlSeconds })
     }

@@ -28,7 +28,7 @@ export interface OwnPasswordOptions {
   /** The `onRequest` hook admitting any role's token (401, then 403 for a token with no rights). */
   authenticate: AuthHook
   /** Wrong current passwords count as failed logins of the account (docs/accounts.md "Login limits"). */
-  limits: Pick<LoginLimits, 'accountRefuses' | 'recordFailure'>
+  limits: Pick<LoginLimits, 'reserveCheck'>
   /** Told of the change, so this instance refuses the account's earlier tokens at once. */
   generations: Pick<TokenGenerations, 'forget'>
 }
@@ -84,15 +84,18 @@ export async function ownPasswordRoute(app: FastifyInstance, options: OwnPasswor
       assertValidBody(request)
       const { current_password: current, new_password: next } = request.body
       const key = usernameKey(username)
-      const retryAfter = await limits.accountRefuses(key, request.ip)
-      if (retryAfter !== undefined) {
-        reply.header('retry-after', retryAfter)
+      const check = await limits.reserveCheck(key, request.ip)
+      if ('retryAfterSeconds' in check) {
+        reply.header('retry-after', check.retryAfterSeconds)
         throw new HttpError(429, Messages.tooManyRequests)
       }
-      if (!(await verifyPassword(current, account.passwordHash))) {
-        await limits.recordFailure(key, request.ip)
-        throw new HttpError(401, Messages.wrongCurrentPassword)
+      let wrong = false
+      try {
+        wrong = !(await verifyPassword(current, account.passwordHash))
+      } finally {
+        await check.settle(wrong)
       }
+      if (wrong) throw new HttpError(401, Messages.wrongCurrentPassword)
       const updated = await accounts.update(username, { passwordHash: await hashPassword(next) })
       if (typeof updated === 'string') throw new HttpError(404, Messages.userNotFound)
       generations.forget(username)

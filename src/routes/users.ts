@@ -61,7 +61,7 @@ export async function usersRoutes(app: FastifyInstance, options: UsersOptions): 
         response: {
           201: successResponse(Account, Messages.userCreated, 'the new account.', 201),
           400: invalidInputResponse('the body is not a JSON object with a valid `username`, `password` (12 to 1024 characters) and `role`.'),
-          409: errorResponse(409, `\`${Messages.userExists}\`: the username is taken (ignoring case).`, [Messages.userExists])
+          409: errorResponse(409, `\`${Messages.userExists}\`: the username is taken (ignoring case), or looks like a taken one (the same UTS #39 confusable skeleton: \`аdmin\` with a Cyrillic а, full-width \`ａｄｍｉｎ\`; docs/accounts.md "Look-alike usernames").`, [Messages.userExists])
         }
       }
     },

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Type from 'typebox'
 import { guardEveryRoute, type AuthHook } from '../http/pipeline/auth-hook.js'
@@ -41,9 +41,25 @@ function deliveryView(delivery: DeliveryRecord) {
   }
 }
 
-/** 400 `Invalid input` when `url` may not be a webhook URL (not http(s), or a private address). */
-async function assertAllowedUrl(url: string, allowPrivate: boolean): Promise<void> {
-  if ((await urlRefusal(url, allowPrivate)) !== undefined) throw new HttpError(400, Messages.invalidInput)
+/**
+ * Why a webhook URL is refused, for the 400's description in the API document: the answer itself
+ * is always `Invalid input` (docs/contract.md "Webhooks"), the reason goes to the log.
+ */
+const URL_REFUSALS =
+  'A refused `url` is logged (level `warn`, `webhook URL refused`, with the request id and the reason): not an absolute URL; ' +
+  'not an http or https URL; and, unless `WEBHOOK_ALLOW_PRIVATE=true`, an address in a special-purpose range (loopback, ' +
+  'private-use, shared, link-local, unique-local, multicast, documentation, benchmarking, reserved…, IANA\'s registries; an ' +
+  'IPv4 address embedded by 6to4, NAT64 or SIIT counts as itself), a name resolving to one, or a name that does not resolve.'
+
+/**
+ * 400 `Invalid input` when `url` may not be a webhook URL (`urlRefusal`); the reason is logged at
+ * `warn` on the request's logger (its request id), docs/webhooks.md "Private addresses".
+ */
+async function assertAllowedUrl(url: string, allowPrivate: boolean, log: FastifyBaseLogger): Promise<void> {
+  const refusal = await urlRefusal(url, allowPrivate)
+  if (refusal === undefined) return
+  log.warn({ url, reason: refusal }, 'webhook URL refused')
+  throw new HttpError(400, Messages.invalidInput)
 }
 
 /**
@@ -85,14 +101,14 @@ export async function webhooksRoutes(app: FastifyInstance, options: WebhooksOpti
         body: WebhookInput,
         response: {
           201: successResponse(CreatedWebhook, Messages.webhookCreated, 'the endpoint with its secret, shown this once.', 201),
-          400: invalidInputResponse('the body is not a JSON object with an absolute http(s) `url` (not a private address unless `WEBHOOK_ALLOW_PRIVATE=true`), valid `events` and `description`.')
+          400: invalidInputResponse(`the body is not a JSON object with an absolute http(s) \`url\` (not a special-purpose address unless \`WEBHOOK_ALLOW_PRIVATE=true\`), valid \`events\` and \`description\`. ${URL_REFUSALS}`)
         }
       }
     },
     async function createWebhook(request, reply) {
       assertValidBody(request)
       const { url, events, description } = request.body
-      await assertAllowedUrl(url, allowPrivate)
+      await assertAllowedUrl(url, allowPrivate, request.log)
       const endpoint = newEndpoint({ url, events, description }, (await options.changes.horizon()).lastSeq)
       await webhooks.create(endpoint)
       onChange()
@@ -124,7 +140,7 @@ export async function webhooksRoutes(app: FastifyInstance, options: WebhooksOpti
         body: WebhookPatch,
         response: {
           200: successResponse(Webhook, Messages.webhookUpdated, 'the endpoint after the change.'),
-          400: invalidInputResponse('the body is not a JSON object, or a field is not valid (a `url` on a private address among them).'),
+          400: invalidInputResponse(`the body is not a JSON object, or a field is not valid (a \`url\` on a special-purpose address among them). ${URL_REFUSALS}`),
           404: notFoundResponse
         }
       }
@@ -133,7 +149,7 @@ export async function webhooksRoutes(app: FastifyInstance, options: WebhooksOpti
       const current = await found(request.params.id)
       assertValidBody(request)
       const { url, events, description, enabled } = request.body
-      if (url !== undefined) await assertAllowedUrl(url, allowPrivate)
+      if (url !== undefined) await assertAllowedUrl(url, allowPrivate, request.log)
       const switched = enabled !== undefined && enabled !== current.enabled
       const updated = await webhooks.update(current.id, {
         url, events, description, enabled,

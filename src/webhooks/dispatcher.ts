@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { hostname } from 'node:os'
 import type { FastifyBaseLogger } from 'fastify'
 import type { BookChange, ChangeLog } from '../storage/contracts/change-log.js'
-import type { DeliveryOutcome, DeliveryRecord, WebhookEndpoint, WebhookStore } from '../storage/contracts/webhook-store.js'
+import type { DeliveryOutcome, DeliveryRecord, EndpointSeq, WebhookEndpoint, WebhookStore } from '../storage/contracts/webhook-store.js'
 import { EVENT_TYPES, messageBody, webhookIdOf } from './message.js'
 import { endpointAgents, sendAttempt } from './sender.js'
 import { signatureHeader } from './signature.js'
@@ -171,7 +171,10 @@ export class WebhookDispatcher {
     this.loops.clear()
   }
 
-  /** Starts a loop for each enabled endpoint, restarts those an admin changed, stops the others. */
+  /**
+   * Starts a loop for each enabled endpoint, restarts those replayed, gives those otherwise edited
+   * their new settings, stops the others.
+   */
   private sync(): Promise<void> {
     this.syncing ??= (async () => {
       try {
@@ -181,9 +184,15 @@ export class WebhookDispatcher {
         const enabled = new Map(endpoints.filter((endpoint) => endpoint.enabled).map((endpoint) => [endpoint.id, endpoint]))
         for (const [id, loop] of this.loops) {
           const current = enabled.get(id)
-          if (current === undefined || current.revision !== loop.endpoint.revision) {
+          if (current === undefined || current.replays !== loop.endpoint.replays) {
+            // Disabled, removed or replayed: a replay starts again from its `seq`.
             this.loops.delete(id)
             await loop.stop()
+          } else if (current.revision !== loop.endpoint.revision) {
+            // Edited or rotated: the loop goes on from where it is with the new settings (its last
+            // successes may not be recorded yet, and an attempt in flight finishes), so nothing is
+            // sent twice.
+            loop.endpoint = current
           }
         }
         for (const endpoint of enabled.values()) {
@@ -229,7 +238,7 @@ class SharedChangeReader {
 /** Successes waiting to be recorded, and the endpoints' new `seq`s, written together. */
 class OutcomeRecorder {
   private outcomes: DeliveryOutcome[] = []
-  private seqs = new Map<string, { id: string; revision: number; seq: number }>()
+  private seqs = new Map<string, EndpointSeq>()
   private timer: NodeJS.Timeout | undefined
   private writing: Promise<void> = Promise.resolve()
 
@@ -241,7 +250,7 @@ class OutcomeRecorder {
   /** Records `outcome` (when given) and moves the endpoint's `seq` to `seq`, soon. */
   add(outcome: DeliveryOutcome | undefined, endpoint: WebhookEndpoint, seq: number): void {
     if (outcome) this.outcomes.push(outcome)
-    this.seqs.set(endpoint.id, { id: endpoint.id, revision: endpoint.revision, seq })
+    this.seqs.set(endpoint.id, { id: endpoint.id, replays: endpoint.replays, seq })
     this.timer ??= setTimeout(() => void this.flush(), RECORD_DELAY_MS)
   }
 
@@ -277,7 +286,8 @@ class EndpointLoop {
   private waitingSince: number | undefined
 
   constructor(
-    readonly endpoint: WebhookEndpoint,
+    /** The endpoint's settings, replaced in place when an admin edits or rotates it (not its `seq`). */
+    public endpoint: WebhookEndpoint,
     private readonly webhooks: WebhookStore,
     private readonly changes: Pick<ChangeLog, 'changesAfter'>,
     private readonly recorder: OutcomeRecorder,
@@ -395,7 +405,7 @@ class EndpointLoop {
           : `the retry schedule ran out: ${attempt} attempts of ${webhookId} failed (last: ${outcome.error})`
         await this.recorder.flush()
         await this.webhooks.record([{ ...base, id: rowId, status: 'failed', nextAttemptAt: null }], [
-          { id: this.endpoint.id, revision: this.endpoint.revision, seq: change.seq }
+          { id: this.endpoint.id, replays: this.endpoint.replays, seq: change.seq }
         ])
         await this.webhooks.disable(this.endpoint.id, this.endpoint.revision, reason)
         this.options.log.warn({ webhook: this.endpoint.id, reason }, 'webhooks: endpoint disabled')

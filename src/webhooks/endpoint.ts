@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { ChangeOperation } from '../storage/contracts/change-log.js'
-import type { WebhookEndpoint } from '../storage/contracts/webhook-store.js'
+import type { NewEndpoint } from '../storage/contracts/webhook-store.js'
 import type { Webhook } from './schema.js'
 import { newSecret } from './signature.js'
 
@@ -14,7 +14,7 @@ export const ALL_OPERATIONS: readonly ChangeOperation[] = ['created', 'updated',
 export function newEndpoint(
   input: { url: string; events?: readonly ChangeOperation[]; description?: string },
   lastSeq: number
-): Omit<WebhookEndpoint, 'revision'> {
+): NewEndpoint {
   return {
     id: randomUUID(), url: input.url, events: [...(input.events ?? ALL_OPERATIONS)], description: input.description ?? null, enabled: true,
     disabledReason: null, secret: newSecret(), previousSecret: null, previousSecretUntil: null, createdAt: new Date().toISOString(), seq: lastSeq
@@ -22,7 +22,7 @@ export function newEndpoint(
 }
 
 /** An endpoint as the API answers it (docs/contract.md "Webhooks"): never its secret. */
-export function webhookView(endpoint: Omit<WebhookEndpoint, 'revision'>): Webhook {
+export function webhookView(endpoint: NewEndpoint): Webhook {
   return {
     id: endpoint.id, url: endpoint.url, events: [...endpoint.events], description: endpoint.description, enabled: endpoint.enabled,
     disabled_reason: endpoint.enabled ? null : endpoint.disabledReason, created_at: endpoint.createdAt

@@ -1,6 +1,7 @@
 import http from 'node:http'
 import https from 'node:https'
-import { addressLiteral, ForbiddenAddressError, guardedLookup, isForbiddenAddress } from './address-policy.js'
+import { ForbiddenAddressError, guardedLookup } from './address-policy.js'
+import { addressLiteral, specialPurposeRange } from './address-ranges.js'
 
 /** The outcome of one delivery attempt. */
 export interface AttemptOutcome {
@@ -25,6 +26,9 @@ export interface SendOptions {
   signal?: AbortSignal
 }
 
+/** The most of a receiver's answer body read, in bytes (64 KiB); then the connection is closed. */
+export const ANSWER_READ_LIMIT = 64 * 1024
+
 /** Keep-alive agents of one endpoint: one connection at a time, as deliveries to it go one by one. */
 export function endpointAgents(): SendOptions['agents'] {
   return { http: new http.Agent({ keepAlive: true, maxSockets: 1 }), https: new https.Agent({ keepAlive: true, maxSockets: 1 }) }
@@ -41,7 +45,9 @@ export function retryAfterMs(value: string | undefined, now = Date.now()): numbe
 /**
  * Sends one attempt: `POST` of `body` with `headers` to `url`; redirects are not followed (a 3xx
  * is a failure); the address connected to is checked (guardedLookup for a name, the literal
- * itself otherwise) unless private addresses are allowed. Never rejects.
+ * itself otherwise) unless private addresses are allowed; the answer's status decides, and at
+ * most {@link ANSWER_READ_LIMIT} bytes of its body are read before the connection is closed.
+ * Never rejects.
  */
 export function sendAttempt(url: string, headers: Record<string, string>, body: string, options: SendOptions): Promise<AttemptOutcome> {
   const failed = (error: string, httpStatus: number | null = null, retryAfter: number | null = null): AttemptOutcome => ({
@@ -55,9 +61,8 @@ export function sendAttempt(url: string, headers: Record<string, string>, body: 
       return resolve(failed('not an absolute URL'))
     }
     const literal = addressLiteral(target)
-    if (!options.allowPrivate && literal !== undefined && isForbiddenAddress(literal)) {
-      return resolve(failed(`refused: ${literal} is a private address`))
-    }
+    const range = options.allowPrivate || literal === undefined ? undefined : specialPurposeRange(literal)
+    if (range !== undefined) return resolve(failed(`refused: ${literal} is a special-purpose address (${range})`))
     const secure = target.protocol === 'https:'
     let settled = false
     const finish = (outcome: AttemptOutcome) => {
@@ -89,14 +94,23 @@ export function sendAttempt(url: string, headers: Record<string, string>, body: 
     request.on('response', (response) => {
       const status = response.statusCode ?? 0
       const retryAfter = retryAfterMs(response.headers['retry-after'])
-      // The answer's body is read and dropped, so the connection can serve the next attempt.
-      response.resume()
-      response.on('error', () => finish(failed('the answer was cut', status)))
-      response.on('end', () => {
-        if (status >= 200 && status < 300) finish({ ok: true, httpStatus: status, error: null, retryAfterMs: null })
-        else if (status >= 300 && status < 400) finish(failed(`answered ${status}: redirects are not followed`, status, retryAfter))
-        else finish(failed(`answered ${status}`, status, retryAfter))
+      const outcome = (): AttemptOutcome => {
+        if (status >= 200 && status < 300) return { ok: true, httpStatus: status, error: null, retryAfterMs: null }
+        if (status >= 300 && status < 400) return failed(`answered ${status}: redirects are not followed`, status, retryAfter)
+        return failed(`answered ${status}`, status, retryAfter)
+      }
+      // The answer's body is read and dropped, so the connection can serve the next attempt; past
+      // ANSWER_READ_LIMIT bytes the connection is closed instead (docs/contract.md "Webhooks"),
+      // so a receiver streaming without end costs no more than that.
+      let read = 0
+      response.on('data', (chunk: Buffer) => {
+        read += chunk.length
+        if (read <= ANSWER_READ_LIMIT) return
+        finish(outcome())
+        request.destroy()
       })
+      response.on('error', () => finish(failed('the answer was cut', status)))
+      response.on('end', () => finish(outcome()))
     })
     request.end(body)
   })

@@ -71,17 +71,42 @@ for (const { engine, skip } of engines) {
     test('an account guarded by its failures refuses the addresses that failed on it, not the others, until its minute ends', async () => {
       let now = 5_000_000
       const limits = new LoginLimits(database.loginAttempts, { attemptsPerAddress: 100, failuresPerAccount: 3 }, () => now)
-      for (const address of ['192.0.2.1', '192.0.2.2']) await limits.recordFailure('carol', address)
-      assert.equal(await limits.accountRefuses('carol', '192.0.2.1'), undefined, 'under the limit')
-      await limits.recordFailure('carol', '192.0.2.3')
-      assert.equal(await limits.accountRefuses('carol', '192.0.2.1'), 60)
-      assert.equal(await limits.accountRefuses('carol', '192.0.2.3'), 60)
-      assert.equal(await limits.accountRefuses('carol', '192.0.2.9'), undefined, 'an address without a failure is heard')
-      assert.equal(await limits.accountRefuses('dave', '192.0.2.1'), undefined, 'another account is not guarded')
+      /** A wrong password checked: reserved, then settled as failed. */
+      const fail = async (account: string, address: string) => {
+        const check = await limits.reserveCheck(account, address)
+        assert.ok('settle' in check, 'checked')
+        await check.settle(true)
+      }
+      /** Seconds to wait when refused; a check let through is settled as a right password (nothing counted). */
+      const refuses = async (account: string, address: string) => {
+        const check = await limits.reserveCheck(account, address)
+        if ('retryAfterSeconds' in check) return check.retryAfterSeconds
+        await check.settle(false)
+        return undefined
+      }
+      for (const address of ['192.0.2.1', '192.0.2.2']) await fail('carol', address)
+      assert.equal(await refuses('carol', '192.0.2.1'), undefined, 'under the limit')
+      await fail('carol', '192.0.2.3')
+      assert.equal(await refuses('carol', '192.0.2.1'), 60)
+      assert.equal(await refuses('carol', '192.0.2.3'), 60)
+      assert.equal(await refuses('carol', '192.0.2.9'), undefined, 'an address without a failure is heard')
+      assert.equal(await refuses('carol', '192.0.2.9'), undefined, 'and a right password there counts nothing')
+      assert.equal(await refuses('dave', '192.0.2.1'), undefined, 'another account is not guarded')
       now += 20_000
-      assert.equal(await limits.accountRefuses('carol', '192.0.2.1'), 40)
+      assert.equal(await refuses('carol', '192.0.2.1'), 40)
       now += 40_000
-      assert.equal(await limits.accountRefuses('carol', '192.0.2.1'), undefined, 'the minute is over')
+      assert.equal(await refuses('carol', '192.0.2.1'), undefined, 'the minute is over')
+    })
+
+    test('a check in progress counts as a failure until it is settled', async () => {
+      const limits = new LoginLimits(database.loginAttempts, { attemptsPerAddress: 100, failuresPerAccount: 2 }, () => 9_000_000)
+      const first = await limits.reserveCheck('erin', '192.0.2.1')
+      const second = await limits.reserveCheck('erin', '192.0.2.2')
+      assert.ok('settle' in first && 'settle' in second)
+      assert.ok('retryAfterSeconds' in (await limits.reserveCheck('erin', '192.0.2.1')), 'the address with a check in progress waits')
+      assert.ok('settle' in (await limits.reserveCheck('erin', '192.0.2.3')), 'a new address is heard once')
+      await first.settle(false)
+      await second.settle(false)
     })
 
     test('POST /login: guarded account answers 429 Too many requests with Retry-After to an address that failed, 200 to a fresh one', async () => {
@@ -167,6 +192,7 @@ test('while the database cannot count, each process still limits an address by i
   const failing = {
     add: () => Promise.reject(new Error('unreachable')),
     counts: () => Promise.reject(new Error('unreachable')),
+    release: () => Promise.reject(new Error('unreachable')),
     forgetBefore: () => Promise.reject(new Error('unreachable'))
   }
   let now = 0

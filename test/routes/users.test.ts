@@ -165,6 +165,32 @@ describeEachEngine('accounts and roles', ({ app, withFreshApp }) => {
     }
   })
 
+  test('look-alike usernames from other scripts (the same UTS #39 skeleton as an existing one): 409 User already exists, nothing stored', async () => {
+    const admin = { ...authHeaders(signToken()), 'content-type': 'application/json' }
+    const exists = { status: 409, message: 'User already exists', data: null }
+    const create = (username: string) =>
+      app().inject({ method: 'POST', url: '/users', headers: admin, payload: { username, password: ACCOUNT_PASSWORD, role: 'admin' } })
+    // `admin` is the first admin of the suite's app.
+    const lookAlikes = ['\uff41\uff44\uff4d\uff49\uff4e', '\u0430dmin', 'adm\u0131n', 'adrnin', 'ADM\u0406N', '\u0391DMIN']
+    for (const username of lookAlikes) assert.deepEqual((await create(username)).json(), exists, JSON.stringify(username))
+    const names: string[] = (await app().inject({ url: '/users', headers: admin })).json().data.map((account: { username: string }) => account.username)
+    assert.deepEqual(names.filter((name) => lookAlikes.includes(name)), [])
+    // Distinct names stay distinct: different letters, or accents (which are seen).
+    for (const username of ['admins', 'Jos\u00e9', 'Jose']) assert.equal((await create(username)).statusCode, 201, username)
+  })
+
+  test('look-alike usernames created at once: exactly one is stored', async () => {
+    await withFreshApp(async (fresh) => {
+      const admin = { ...authHeaders(signToken()), 'content-type': 'application/json' }
+      const variants = ['paypal', 'p\u0430ypal', 'payp\u0430l', '\u0440\u0430\u0443\u0440\u0430l', '\uff50\uff41\uff59\uff50\uff41\uff4c', 'PAYPAL', 'p\u0430yp\u0430l', 'pay\u0440al']
+      const answers = await Promise.all(variants.map((username) =>
+        fresh.inject({ method: 'POST', url: '/users', headers: admin, payload: { username, password: ACCOUNT_PASSWORD, role: 'reader' } })))
+      assert.deepEqual(answers.map((answer) => answer.statusCode).sort(), [201, 409, 409, 409, 409, 409, 409, 409])
+      const names: string[] = (await fresh.inject({ url: '/users', headers: admin })).json().data.map((account: { username: string }) => account.username)
+      assert.equal(names.filter((name) => variants.includes(name)).length, 1)
+    })
+  })
+
   test('the last admin cannot be deleted or demoted (409); with a second admin it can', async () => {
     await withFreshApp(async (fresh) => {
       const admin = authHeaders(signToken())

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
-import { authHeaders, signToken } from '../support/app.js'
+import { authHeaders, capturedLog, signToken } from '../support/app.js'
 import { createBook } from '../support/books.js'
 import { describeEachEngine } from '../support/suite.js'
 import { deliveredSeqs, startReceiver, type WebhookReceiver } from '../support/webhook-receiver.js'
@@ -159,6 +159,31 @@ describeEachEngine('webhooks', ({ app }) => {
     await app().inject({ method: 'DELETE', url: `/webhooks/${created.id}`, headers: admin })
   })
 
+  test('a replay followed at once by a rotate sends each replayed change once', async () => {
+    receiver.received.length = 0
+    receiver.respond = () => ({ status: 204 })
+    const created = (await addWebhook(app(), { url: receiver.url, events: ['created'] })).json().data
+    receiver.secrets = [created.secret]
+    const count = 30
+    for (let index = 0; index < count; index++) await createBook(app())
+    await receiver.waitFor((received) => deliveredSeqs(received).length === count)
+    const first = deliveredSeqs(receiver.received)
+    receiver.received.length = 0
+    await app().inject({ method: 'POST', url: `/webhooks/${created.id}/replay`, headers: admin, payload: { after: first[0]! - 1 } })
+    // The rotate arrives while the replay is half-way, its successes not yet recorded.
+    await receiver.waitFor((received) => received.length >= 5, 20_000)
+    const rotated = await app().inject({ method: 'POST', url: `/webhooks/${created.id}/rotate`, headers: admin, payload: { overlap: 3600 } })
+    assert.equal(rotated.statusCode, 200)
+    receiver.secrets = [rotated.json().data.secret, created.secret]
+    await receiver.waitFor((received) => received.length >= count)
+    // Time for a restarted loop to send anything again (the dispatcher reads the endpoints every second).
+    await new Promise((resolve) => setTimeout(resolve, 2500))
+    const ids = receiver.received.map((entry) => String(entry.headers['webhook-id']))
+    assert.equal(ids.length, new Set(ids).size, `each replayed change once; got ${ids.length} deliveries of ${new Set(ids).size} changes`)
+    assert.deepEqual(deliveredSeqs(receiver.received), first)
+    await app().inject({ method: 'DELETE', url: `/webhooks/${created.id}`, headers: admin })
+  })
+
   test('an endpoint that never answers does not delay another', async () => {
     receiver.received.length = 0
     receiver.respond = () => ({ status: 204 })
@@ -199,7 +224,7 @@ describeEachEngine('webhooks', ({ app }) => {
   })
 }, { WEBHOOK_ALLOW_PRIVATE: true, WEBHOOK_RETRY_SCHEDULE: '1' })
 
-describeEachEngine('webhook private-address refusals', ({ app }) => {
+describeEachEngine('webhook private-address refusals', ({ app, withFreshApp }) => {
   test('a URL on or resolving to a private address is 400 Invalid input without WEBHOOK_ALLOW_PRIVATE', async () => {
     for (const url of [
       'http://127.0.0.1/hooks', 'http://127.1.2.3:8080/', 'http://10.0.0.1/', 'http://172.16.5.4/', 'http://192.168.1.1/',
@@ -210,5 +235,43 @@ describeEachEngine('webhook private-address refusals', ({ app }) => {
     }
     const listed = await app().inject({ method: 'GET', url: '/webhooks', headers: admin })
     assert.deepEqual(listed.json().data, [])
+  })
+
+  test("IANA's special-purpose ranges and the IPv4 address 6to4, NAT64 and SIIT carry are refused, on POST and PUT", async () => {
+    const urls = [
+      'http://192.0.2.1/', 'http://198.51.100.1/', 'http://203.0.113.5/', 'http://[2001:db8::1]/', 'http://[100::1]/', 'http://[2001::1]/',
+      'http://[2001:1ff::1]/', 'http://[5f00::1]/', 'http://[64:ff9b:1::1]/', 'http://[2002:7f00:1::]/', 'http://[64:ff9b::7f00:1]/',
+      'http://[::ffff:0:7f00:1]/'
+    ]
+    for (const url of urls) assert.deepEqual((await addWebhook(app(), { url })).json(), invalid, url)
+    const kept = await addWebhook(app(), { url: 'http://8.8.8.8/hooks' })
+    assert.equal(kept.statusCode, 201)
+    const id = kept.json().data.id
+    // Disabled at once: no change is written in this suite, and none may ever go to that address.
+    await app().inject({ method: 'PUT', url: `/webhooks/${id}`, headers: admin, payload: { enabled: false } })
+    for (const url of urls) {
+      const changed = await app().inject({ method: 'PUT', url: `/webhooks/${id}`, headers: admin, payload: { url } })
+      assert.deepEqual(changed.json(), invalid, url)
+    }
+    await app().inject({ method: 'DELETE', url: `/webhooks/${id}`, headers: admin })
+  })
+
+  test('a refused URL is still 400 Invalid input, and the log says why under the request id', async () => {
+    const { lines, logger } = capturedLog()
+    await withFreshApp(async (fresh) => {
+      const cases = [
+        ['http://[2002:7f00:1::]/', '2002:7f00:1:: is a special-purpose address (embeds 127.0.0.1: loopback)'],
+        ['http://192.0.2.1/', '192.0.2.1 is a special-purpose address (reserved or documentation)'],
+        ['ftp://example.com/', 'not an http or https URL'],
+        ['hooks', 'not an absolute URL']
+      ] as const
+      for (const [url, reason] of cases) {
+        const response = await addWebhook(fresh, { url })
+        assert.deepEqual(response.json(), invalid, url)
+        const logged = lines.find((line) => line.msg === 'webhook URL refused' && line.reqId === response.headers['x-request-id'])
+        assert.ok(logged, `a log line for ${url}`)
+        assert.deepEqual([logged.level, logged.url, logged.reason], [40, url, reason])
+      }
+    }, {}, logger)
   })
 })

@@ -1,7 +1,8 @@
+import { Writable } from 'node:stream'
 import { after, before } from 'node:test'
 import { createSigner } from 'fast-jwt'
 import type { FastifyInstance } from 'fastify'
-import { buildApp, type AppConfig } from '../../src/app.js'
+import { buildApp, type AppConfig, type AppOptions } from '../../src/app.js'
 import { loadConfig } from '../../src/config.js'
 import type { Database } from '../../src/storage/contracts/database.js'
 import { SqliteDatabase } from '../../src/storage/sqlite/sqlite-database.js'
@@ -27,9 +28,22 @@ export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
  */
 export async function buildTestApp(
   overrides: Partial<AppConfig> = {},
-  database?: Database
+  database?: Database,
+  logger?: AppOptions['logger']
 ): Promise<FastifyInstance> {
-  return buildApp({ config: testConfig(overrides), database: database ?? (await SqliteDatabase.open(':memory:')) })
+  return buildApp({ config: testConfig(overrides), database: database ?? (await SqliteDatabase.open(':memory:')), ...(logger ? { logger } : {}) })
+}
+
+/** A log captured as parsed lines: pass `logger` to {@link buildTestApp}, read `lines`. */
+export function capturedLog(level = 'info'): { lines: Array<Record<string, unknown>>; logger: { level: string; stream: Writable } } {
+  const lines: Array<Record<string, unknown>> = []
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>)
+      done()
+    }
+  })
+  return { lines, logger: { level, stream } }
 }
 
 /**

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
-import type { AppConfig } from '../../src/app.js'
+import type { AppConfig, AppOptions } from '../../src/app.js'
 import type { Engine } from '../../src/storage/contracts/engine.js'
 import { buildTestApp } from './app.js'
 import { createPostgresDatabase, engines, openTestDatabase, type TestDatabase } from './engines.js'
@@ -14,7 +14,7 @@ export interface EngineSuite {
   /** The suite's app (built before the first test, shared by the suite's tests). */
   app(): FastifyInstance
   /** Runs `body` with an app of its own on an empty database of this engine, then closes both. */
-  withFreshApp<T>(body: (app: FastifyInstance) => Promise<T>, overrides?: Partial<AppConfig>): Promise<T>
+  withFreshApp<T>(body: (app: FastifyInstance) => Promise<T>, overrides?: Partial<AppConfig>, logger?: AppOptions['logger']): Promise<T>
 }
 
 /**
@@ -44,9 +44,9 @@ export function describeEachEngine(name: string, body: (suite: EngineSuite) => v
       body({
         engine,
         app: () => app!,
-        withFreshApp: async (run, freshOverrides = {}) => {
+        withFreshApp: async (run, freshOverrides = {}, logger) => {
           const opened = await openTestDatabase(engine)
-          const fresh = await buildTestApp({ ...overrides, ...freshOverrides }, opened.database)
+          const fresh = await buildTestApp({ ...overrides, ...freshOverrides }, opened.database, logger)
           try {
             return await run(fresh)
           } finally {

@@ -18,7 +18,7 @@ import { HISTORY_START, MAX_VERSION, type HistoryEntry } from '../../storage/con
 import { LIST_PAGE_SIZE, type BookStore } from '../../storage/contracts/book-store.js'
 import { changeContextOf } from './change-context.js'
 import { bookETag, ifMatchHolds } from './etag.js'
-import { LIMIT_PATTERN, MAX_PAGE_SIZE } from './list-query.js'
+import { LIMIT_PATTERN, MAX_PAGE_SIZE, QUERY_TEXT_PATTERN } from './list-query.js'
 import { bookNotFound } from './load-for-write.js'
 
 /** The query of `GET /book/{id}/history`: `limit` as on `GET /books`, `after` the opaque cursor of its `Link`. */
@@ -28,7 +28,7 @@ export const HistoryParameters = Type.Object(
       Type.String({ pattern: LIMIT_PATTERN, description: `Page size, 1 to ${MAX_PAGE_SIZE}. Turns on the Link header.` })
     ),
     after: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 4096, description: 'Start after this entry: the opaque cursor found in the Link header.' })
+      Type.String({ minLength: 1, maxLength: 4096, pattern: QUERY_TEXT_PATTERN, description: 'Start after this entry: the opaque cursor found in the Link header.' })
     )
   },
   { additionalProperties: true }
@@ -94,7 +94,7 @@ export function historyRouteSchemas() {
         'The book\'s title, author and year become what they were at `version`, as one new version (recorded as `restored`). ' +
         'A deleted book comes back under its id. `If-Match` is honoured as on PUT while the book exists, ignored for a deleted one. ' +
         'Checked in this order: token (401), role (403: readers may not), an id without history (404 `Book not found`), ' +
-        'the body (400), the version (404 `Version not found`), `If-Match` (412).',
+        'the body (400), the version (404 `Version not found`), the version\'s book against today\'s book rules (422 `Version cannot be restored`), `If-Match` (412).',
       params: BookParams,
       body: RestoreBody,
       response: {
@@ -107,7 +107,12 @@ export function historyRouteSchemas() {
           `\`${Messages.bookNotFound}\`: no history at all for this id. \`${Messages.versionNotFound}\`: the version is not in the retained history, or is a \`deleted\` entry.`,
           [Messages.bookNotFound, Messages.versionNotFound]
         ),
-        412: preconditionFailedResponse
+        412: preconditionFailedResponse,
+        422: errorResponse(
+          422,
+          `\`${Messages.versionNotRestorable}\`: the version's book fails today's book rules (a title or author of more than 500 characters, empty, or holding U+0000; a year outside -9999 to 9999), as a version another program wrote may; nothing is written.`,
+          [Messages.versionNotRestorable]
+        )
       }
     }
   }
@@ -183,6 +188,8 @@ export function historyHandlers(books: BookStore) {
           throw bookNotFound()
         case 'versionNotFound':
           throw versionNotFound()
+        case 'unrestorable':
+          throw new HttpError(422, Messages.versionNotRestorable)
         case 'stale':
           throw new HttpError(412, Messages.preconditionFailed)
         case 'restored': {

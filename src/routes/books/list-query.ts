@@ -14,8 +14,14 @@ export const MAX_PAGE_SIZE = 1000
 /** The `limit` values: 1 to {@link MAX_PAGE_SIZE} (1000) in decimal, without leading zeros (also the history's). */
 export const LIMIT_PATTERN = '^([1-9][0-9]{0,2}|1000)$'
 const YEAR_PATTERN = '^-?[0-9]{1,4}$'
+/**
+ * A free-text query value (`q`, `title`, `author`, a cursor `after`): anything but U+0000, 400
+ * `Invalid input` otherwise (docs/contract.md "Search": a NUL in any query value). No stored text holds
+ * one, and PostgreSQL refuses it in a text parameter. Also the history's `after`.
+ */
+export const QUERY_TEXT_PATTERN = '^[^\\u0000]*$'
 const yearParameter = (description: string) => Type.Optional(Type.String({ pattern: YEAR_PATTERN, description }))
-const textParameter = (description: string) => Type.Optional(Type.String({ maxLength: 500, description }))
+const textParameter = (description: string) => Type.Optional(Type.String({ maxLength: 500, pattern: QUERY_TEXT_PATTERN, description }))
 
 /**
  * The optional query parameters of `GET /books` (docs/api.md "Large collections and concurrent edits"), as they arrive: strings, validated by
@@ -33,6 +39,7 @@ export const ListParameters = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: 4096,
+        pattern: QUERY_TEXT_PATTERN,
         description:
           'Start after this position: a book id when sorting by id (books with a greater id, or a smaller one ' +
           'for -id); for the other sorts the opaque cursor of the Link header.'
@@ -40,11 +47,12 @@ export const ListParameters = Type.Object(
     ),
     q: Type.Optional(
       Type.String({
+        pattern: QUERY_TEXT_PATTERN,
         description:
           'Search (docs/search.md "Search"): books whose title or author contains every term, ignoring case and diacritics; ' +
           'terms split on white space, a double-quoted part is one term; an unquoted term of 5 or more characters also ' +
           'matches a word within one edit, ranked after exact matches. Without sort, in relevance order. Empty: ignored. ' +
-          `At most ${MAX_SEARCH_LENGTH} characters after trimming.`
+          `At most ${MAX_SEARCH_LENGTH} characters after trimming. No NUL character (in any text parameter).`
       })
     ),
     title: textParameter('Books whose title contains this text, ignoring case.'),

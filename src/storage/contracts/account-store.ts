@@ -39,7 +39,7 @@ export interface AccountStore {
   find(username: string): Promise<StoredAccount | undefined>
   /** The role and generation of this username (any case), or undefined when it has no account. */
   generation(username: string): Promise<AccountGeneration | undefined>
-  /** Stores a new account; `'exists'` when the username (ignoring case) is taken. */
+  /** Stores a new account; `'exists'` when the username (ignoring case) is taken, or its confusable skeleton (`account/skeleton.ts`). */
   create(account: { username: string; passwordHash: string; role: Role }): Promise<Account | 'exists'>
   /**
    * Stores the bootstrap admin (`AUTH_USERNAME`) only when no admin exists yet (first start).

@@ -34,11 +34,12 @@ export interface HistoryPage {
  * - `restored`: the book as stored now, with its new version, and whether it came back from a delete;
  * - `noHistory`: the id has no history at all (404 `Book not found`);
  * - `versionNotFound`: the version is not in the retained history, or is a `deleted` entry;
+ * - `unrestorable`: the version's book fails today's book rules (422 `Version cannot be restored`); nothing written;
  * - `stale`: the book exists and its version is not the one `If-Match` named (412).
  */
 export type RestoreOutcome =
   | { outcome: 'restored'; book: Book & { version: number }; revived: boolean }
-  | { outcome: 'noHistory' | 'versionNotFound' | 'stale' }
+  | { outcome: 'noHistory' | 'versionNotFound' | 'unrestorable' | 'stale' }
 
 /** Highest version a stored row can hold (the `version` columns are 32-bit integers). */
 export const MAX_VERSION = 2_147_483_647

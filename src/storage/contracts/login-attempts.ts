@@ -17,6 +17,12 @@ export interface LoginAttempts {
    * each), and returns their counts after it, in the same order.
    */
   add(keys: readonly string[], now: number, windowMs: number): Promise<AttemptCount[]>
+  /**
+   * Takes back one attempt of each key, from the window it was added to (`windowStart`, as `add`
+   * returned it); a key whose window has ended since (a new one started, or it was trimmed) is
+   * left as it is, and no count goes below 0.
+   */
+  release(counted: readonly { key: string; windowStart: number }[]): Promise<void>
   /** The counts of `keys` at time `now` (ms): 0 attempts for a key never counted or whose window ended. */
   counts(keys: readonly string[], now: number, windowMs: number): Promise<AttemptCount[]>
   /** Drops the counters whose window started at or before `cutoff` (ms): they no longer count. */

@@ -3,8 +3,10 @@ import type { ChangeOperation } from './change-log.js'
 /**
  * One webhook endpoint as stored (migration `0010_webhooks`; docs/webhooks.md). `seq` is the
  * sequence number of the last change it is done with (sent, given up or not subscribed; the
- * column `position`); `revision` moves on every change an admin makes, so the dispatcher never
- * writes a stale `seq` over a replay.
+ * column `position`); `revision` moves on every change an admin makes (the dispatcher then reads
+ * the endpoint again); `replays` moves on a replay only, so the dispatcher never writes a stale
+ * `seq` over a replay, and an edit or a rotation keeps the `seq` it reached (docs/webhooks.md
+ * "Managing endpoints", Replay).
  */
 export interface WebhookEndpoint {
   readonly id: string
@@ -23,6 +25,18 @@ export interface WebhookEndpoint {
   readonly createdAt: string
   readonly seq: number
   readonly revision: number
+  readonly replays: number
+}
+
+/** A new endpoint: its revision and replays start at 1 and 0. */
+export type NewEndpoint = Omit<WebhookEndpoint, 'revision' | 'replays'>
+
+/** The `seq` the dispatcher reached for an endpoint, written only while no replay came since `replays`. */
+export interface EndpointSeq {
+  readonly id: string
+  /** The endpoint's `replays` when the loop that reached `seq` started. */
+  readonly replays: number
+  readonly seq: number
 }
 
 /** The fields of an endpoint an admin (or the dispatcher, disabling it) may change. */
@@ -61,7 +75,7 @@ export type DeliveryOutcome = Omit<DeliveryRecord, 'id'> & { readonly id?: numbe
  * Methods reject with `StorageUnavailableError` when the storage cannot be reached.
  */
 export interface WebhookStore {
-  create(endpoint: Omit<WebhookEndpoint, 'revision'>): Promise<void>
+  create(endpoint: NewEndpoint): Promise<void>
   list(): Promise<WebhookEndpoint[]>
   get(id: string): Promise<WebhookEndpoint | undefined>
   /** Applies `change` and moves the revision; undefined when no endpoint has this id. */
@@ -80,12 +94,13 @@ export interface WebhookStore {
   /** The pending delivery of a change after `seq`, if an attempt of it failed and another is due. */
   pending(endpointId: string, seq: number): Promise<DeliveryRecord | undefined>
   /**
-   * Records the attempts' outcomes and the endpoints' new `seq`s in one transaction; a
-   * `seq` is written only while the endpoint's revision is still the one given.
+   * Records the attempts' outcomes and the endpoints' new `seq`s in one transaction; a `seq` is
+   * written only while no replay moved the endpoint since (its `replays` is still the one
+   * given), and only forward.
    *
    * @returns the ids of the delivery rows, in the order of `outcomes`.
    */
-  record(outcomes: readonly DeliveryOutcome[], seqs: readonly { id: string; revision: number; seq: number }[]): Promise<number[]>
+  record(outcomes: readonly DeliveryOutcome[], seqs: readonly EndpointSeq[]): Promise<number[]>
   /** Disables the endpoint with `reason` unless an admin changed it since `revision`. */
   disable(id: string, revision: number, reason: string): Promise<void>
   /**

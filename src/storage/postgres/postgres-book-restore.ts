@@ -1,6 +1,7 @@
 import type pg from 'pg'
 import { insertValues, patchValues, bookStatements } from '../sql/book-statements.js'
 import type { RestoreOutcome } from '../contracts/book-history.js'
+import { isRestorable } from '../../book/validation.js'
 import { historyStatements, revivedVersion } from '../sql/book-history-statements.js'
 import type { VersionedBook } from '../contracts/book-store.js'
 import { inTransaction } from './postgres-transaction.js'
@@ -34,6 +35,7 @@ export async function restoreBook(
       return await inTransaction(pool, queryTimeoutMs, async (query) => {
         const [target] = await query<{ title: string; author: string; year: number }>(SQL.version, [id, version])
         if (!target) return { outcome: (await query(SQL.any, [id])).length > 0 ? 'versionNotFound' : 'noHistory' }
+        if (!isRestorable(target)) return { outcome: 'unrestorable' }
         const [current] = await query<{ version: number }>('SELECT version FROM books WHERE id = $1 FOR UPDATE', [id])
         if (current && expectedVersion !== undefined && current.version !== expectedVersion) return { outcome: 'stale' }
         await query("SELECT set_config('book_service.change_context', $1, true)", [context])

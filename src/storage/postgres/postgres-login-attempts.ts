@@ -23,6 +23,10 @@ export class PostgresLoginAttempts implements LoginAttempts {
     return Promise.all(keys.map(async (key) => attemptCount((await this.run<Row>(SQL.add, [key, now, cutoff, cutoff]))[0])))
   }
 
+  async release(counted: readonly { key: string; windowStart: number }[]): Promise<void> {
+    await Promise.all(counted.map(({ key, windowStart }) => this.run(SQL.release, [key, windowStart])))
+  }
+
   async counts(keys: readonly string[], now: number, windowMs: number): Promise<AttemptCount[]> {
     return Promise.all(keys.map(async (key) => attemptCount((await this.run<Row>(SQL.count, [key, now - windowMs]))[0])))
   }

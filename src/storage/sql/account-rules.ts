@@ -35,6 +35,14 @@ export function storedKey(username: string): string | undefined {
   return key.includes('\0') ? undefined : key
 }
 
+/**
+ * The confusable skeleton of `username` (`account/skeleton.ts`). Its module is loaded on the first
+ * account created, not at start-up: the confusables table it builds is only needed then.
+ */
+async function skeletonOf(username: string): Promise<string> {
+  return (await import('../../account/skeleton.js')).usernameSkeleton(username)
+}
+
 /** True when `account` is the only admin and would stop being one (`role` undefined: deleted). */
 async function demotesLastAdmin(statements: AccountStatements, account: Account, role: Role | undefined): Promise<boolean> {
   return account.role === 'admin' && role !== 'admin' && (await statements.admins()) <= 1
@@ -43,7 +51,8 @@ async function demotesLastAdmin(statements: AccountStatements, account: Account,
 /**
  * The {@link AccountStore} of both engines: the rules of accounts written once over an engine's
  * statements and transaction (`sqlite-account-store.ts`, `postgres-account-store.ts`). A username is one
- * account whatever its case; every create or change draws a new token generation; and no write
+ * account whatever its case, and no new username may look like an existing one (the same
+ * confusable skeleton, `account/skeleton.ts`: 'exists'); every create or change draws a new token generation; and no write
  * leaves the database without an admin: the check and the write it guards are one transaction.
  * Accounts change rarely and skip the books' group commit: SQLite writes them in `BEGIN IMMEDIATE`
  * on the database's main connection, PostgreSQL in a transaction holding an advisory lock, so
@@ -69,17 +78,18 @@ export class AccountRules implements AccountStore {
   async create(account: { username: string; passwordHash: string; role: Role }): Promise<Account | 'exists'> {
     const now = new Date().toISOString()
     const { username, passwordHash, role } = account
-    const stored = await this.engine.statements.insert([usernameKey(username), username, passwordHash, role, newGeneration(), now, now])
+    const stored = await this.engine.statements.insert([usernameKey(username), username, await skeletonOf(username), passwordHash, role, newGeneration(), now, now])
     return stored ? { username, role, created_at: now, updated_at: now } : 'exists'
   }
 
   async createFirstAdmin(username: string, passwordHash: () => Promise<string>): Promise<boolean> {
     if ((await this.engine.statements.admins()) > 0) return false
     const hash = await passwordHash()
+    const skeleton = await skeletonOf(username)
     return this.engine.transaction(async (statements) => {
       if ((await statements.admins()) > 0) return false
       const now = new Date().toISOString()
-      return statements.insert([usernameKey(username), username, hash, 'admin', newGeneration(), now, now])
+      return statements.insert([usernameKey(username), username, skeleton, hash, 'admin', newGeneration(), now, now])
     })
   }
 

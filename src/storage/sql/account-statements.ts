@@ -20,6 +20,7 @@ const STORED_ACCOUNT_COLUMNS = `${ACCOUNT_COLUMNS}, password_hash AS "passwordHa
 export type AccountInsertValues = [
   key: string,
   username: string,
+  skeleton: string,
   passwordHash: string,
   role: Role,
   generation: string,
@@ -40,7 +41,7 @@ export interface AccountStatements {
   generation(key: string): Promise<AccountGeneration | undefined>
   /** How many accounts are admins. */
   admins(): Promise<number>
-  /** Stores the row; false when its username key is taken. */
+  /** Stores the row; false when its username key or its skeleton is taken. */
   insert(values: AccountInsertValues): Promise<boolean>
   /** Changes the stored account; returns it as changed. */
   update(values: AccountUpdateValues): Promise<Account>
@@ -53,22 +54,23 @@ export interface AccountStatements {
  * - `list`: none (every account by username key); `admins`: none (how many admins, as `admins`);
  * - `find`, `generation`, `delete`, `deleteApiTokens`: the username key (an account's deletion runs
  *   both: its API tokens go with it);
- * - `insert`: username key, username, password hash, role, generation, created at, updated at;
- *   nothing happens when the username key is taken;
+ * - `insert`: username key, username, its confusable skeleton, password hash, role, generation,
+ *   created at, updated at; nothing happens when the username key or the skeleton is taken (both
+ *   unique: the check is the insert itself, so concurrent creates cannot both pass it);
  * - `update`: password hash and role (null: keep), generation, updated at, username key;
  *   returns the {@link ACCOUNT_COLUMNS}.
  */
 export function accountStatements(engine: Engine) {
   const [key] = placeholders(engine, 1)
-  const insertValues = placeholders(engine, 7).join(', ')
+  const insertValues = placeholders(engine, 8).join(', ')
   const [hash, role, generation, updatedAt, updatedKey] = placeholders(engine, 5)
   return {
     list: `SELECT ${ACCOUNT_COLUMNS} FROM accounts ORDER BY username_key`,
     find: `SELECT ${STORED_ACCOUNT_COLUMNS} FROM accounts WHERE username_key = ${key}`,
     generation: `SELECT role, generation FROM accounts WHERE username_key = ${key}`,
     admins: "SELECT CAST(count(*) AS INTEGER) AS admins FROM accounts WHERE role = 'admin'",
-    insert: `INSERT INTO accounts (username_key, username, password_hash, role, generation, created_at, updated_at)
-      VALUES (${insertValues}) ON CONFLICT (username_key) DO NOTHING`,
+    insert: `INSERT INTO accounts (username_key, username, username_skeleton, password_hash, role, generation, created_at, updated_at)
+      VALUES (${insertValues}) ON CONFLICT DO NOTHING`,
     update: `UPDATE accounts SET password_hash = coalesce(${hash}, password_hash), role = coalesce(${role}, role),
       generation = ${generation}, updated_at = ${updatedAt} WHERE username_key = ${updatedKey} RETURNING ${ACCOUNT_COLUMNS}`,
     delete: `DELETE FROM accounts WHERE username_key = ${key}`,

@@ -10,6 +10,8 @@ export interface LoginAttemptSql {
   count: string
   /** cutoff: deletes the counters of ended windows. */
   forget: string
+  /** key, window start: one attempt less in that window, if it is still the counter's. */
+  release: string
 }
 
 /** The statements of `login_attempts` for `engine`: the same SQL but for the placeholders. */
@@ -23,7 +25,8 @@ export function loginAttemptSql(engine: Engine): LoginAttemptSql {
       `window_start = CASE WHEN login_attempts.window_start > ${cutoffAgain} THEN login_attempts.window_start ELSE excluded.window_start END ` +
       'RETURNING attempts, window_start',
     count: `SELECT attempts, window_start FROM login_attempts WHERE key = ${countKey} AND window_start > ${countCutoff}`,
-    forget: `DELETE FROM login_attempts WHERE window_start <= ${placeholders(engine, 1)[0]}`
+    forget: `DELETE FROM login_attempts WHERE window_start <= ${placeholders(engine, 1)[0]}`,
+    release: `UPDATE login_attempts SET attempts = attempts - 1 WHERE key = ${countKey} AND window_start = ${countCutoff} AND attempts > 0`
   }
 }
 

@@ -1,6 +1,8 @@
 import type { ChangeOperation } from '../contracts/change-log.js'
 import type { Engine } from '../contracts/engine.js'
-import type { DeliveryOutcome, DeliveryRecord, DeliveryStatus, EndpointChange, WebhookEndpoint, WebhookStore } from '../contracts/webhook-store.js'
+import type {
+  DeliveryOutcome, DeliveryRecord, DeliveryStatus, EndpointChange, EndpointSeq, NewEndpoint, WebhookEndpoint, WebhookStore
+} from '../contracts/webhook-store.js'
 import { placeholders } from './book-statements.js'
 
 /**
@@ -17,7 +19,7 @@ export interface WebhookSqlRunner {
 type EndpointRow = {
   id: string; url: string; events: string; description: string | null; enabled: number | boolean; disabled_reason: string | null
   secret: string; previous_secret: string | null; previous_secret_until: number | string | null; created_at: string
-  position: number | string; revision: number
+  position: number | string; revision: number; replays: number
 }
 
 type DeliveryRow = {
@@ -25,7 +27,7 @@ type DeliveryRow = {
   http_status: number | null; error: string | null; at: number | string; next_attempt_at: number | string | null
 }
 
-const ENDPOINT_COLUMNS = 'id, url, events, description, enabled, disabled_reason, secret, previous_secret, previous_secret_until, created_at, position, revision'
+const ENDPOINT_COLUMNS = 'id, url, events, description, enabled, disabled_reason, secret, previous_secret, previous_secret_until, created_at, position, revision, replays'
 const DELIVERY_COLUMNS = 'id, endpoint_id, seq, event, webhook_id, attempt, status, http_status, error, at, next_attempt_at'
 const nullableNumber = (value: number | string | null): number | null => (value === null ? null : Number(value))
 
@@ -34,7 +36,7 @@ function endpointOf(row: EndpointRow): WebhookEndpoint {
     id: row.id, url: row.url, events: JSON.parse(row.events) as ChangeOperation[], description: row.description,
     enabled: row.enabled === true || Number(row.enabled) === 1, disabledReason: row.disabled_reason, secret: row.secret,
     previousSecret: row.previous_secret, previousSecretUntil: nullableNumber(row.previous_secret_until), createdAt: row.created_at,
-    seq: Number(row.position), revision: Number(row.revision)
+    seq: Number(row.position), revision: Number(row.revision), replays: Number(row.replays)
   }
 }
 
@@ -69,11 +71,11 @@ export class SqlWebhookStore implements WebhookStore {
     return placeholders(this.engine, count)
   }
 
-  async create(endpoint: Omit<WebhookEndpoint, 'revision'>): Promise<void> {
-    const p = this.marks(12)
+  async create(endpoint: NewEndpoint): Promise<void> {
+    const p = this.marks(13)
     await this.run.changes(`INSERT INTO webhook_endpoints (${ENDPOINT_COLUMNS}) VALUES (${p.join(', ')})`, [
       endpoint.id, endpoint.url, JSON.stringify(endpoint.events), endpoint.description, endpoint.enabled ? 1 : 0, endpoint.disabledReason,
-      endpoint.secret, endpoint.previousSecret, endpoint.previousSecretUntil, endpoint.createdAt, endpoint.seq, 1
+      endpoint.secret, endpoint.previousSecret, endpoint.previousSecretUntil, endpoint.createdAt, endpoint.seq, 1, 0
     ])
   }
 
@@ -106,7 +108,7 @@ export class SqlWebhookStore implements WebhookStore {
         sql: `UPDATE webhook_deliveries SET status = 'failed', error = ${close[0]}, at = ${close[1]}, next_attempt_at = NULL WHERE endpoint_id = ${close[2]} AND seq > ${close[3]} AND status = 'pending'`,
         values: ['replaced by a replay', now, id, after]
       },
-      { sql: `UPDATE webhook_endpoints SET position = ${move[0]}, revision = revision + 1 WHERE id = ${move[1]} RETURNING id`, values: [after, id] }
+      { sql: `UPDATE webhook_endpoints SET position = ${move[0]}, revision = revision + 1, replays = replays + 1 WHERE id = ${move[1]} RETURNING id`, values: [after, id] }
     ])
     return (moved?.length ?? 0) > 0
   }
@@ -140,7 +142,7 @@ export class SqlWebhookStore implements WebhookStore {
     return row === undefined ? undefined : deliveryOf(row)
   }
 
-  async record(outcomes: readonly DeliveryOutcome[], seqs: readonly { id: string; revision: number; seq: number }[]): Promise<number[]> {
+  async record(outcomes: readonly DeliveryOutcome[], seqs: readonly EndpointSeq[]): Promise<number[]> {
     const insert = this.marks(10)
     const update = this.marks(7)
     const advance = this.marks(4)
@@ -156,9 +158,9 @@ export class SqlWebhookStore implements WebhookStore {
               values: [outcome.attempt, outcome.status, outcome.httpStatus, outcome.error, outcome.at, outcome.nextAttemptAt, outcome.id]
             }
       ),
-      ...seqs.map(({ id, revision, seq }) => ({
-        sql: `UPDATE webhook_endpoints SET position = ${advance[0]} WHERE id = ${advance[1]} AND revision = ${advance[2]} AND position < ${advance[3]}`,
-        values: [seq, id, revision, seq]
+      ...seqs.map(({ id, replays, seq }) => ({
+        sql: `UPDATE webhook_endpoints SET position = ${advance[0]} WHERE id = ${advance[1]} AND replays = ${advance[2]} AND position < ${advance[3]}`,
+        values: [seq, id, replays, seq]
       }))
     ]
     if (statements.length === 0) return []

@@ -14,6 +14,7 @@ import { searchCount, searchList, type ReadCandidates } from '../sql/search-resu
 import { DEFAULT_RETENTION, TRIM_INTERVAL_MS, type ChangeLogOptions } from '../retention.js'
 import { changeLogStatements, type HorizonRow } from '../sql/change-log-statements.js'
 import type { HistoryPage, RestoreOutcome } from '../contracts/book-history.js'
+import { isRestorable } from '../../book/validation.js'
 import { readHistoryPage } from '../sql/book-history-statements.js'
 import { sqliteAccountStore } from './sqlite-account-store.js'
 import { sqliteApiTokenStore } from './sqlite-api-token-store.js'
@@ -232,7 +233,13 @@ export class SqliteDatabase implements Database, BookStore {
   }
 
   /** One write of the group commit (sqlite-group-commit.ts `restore`): the version's lookup, the check and the write in its transaction. */
-  restore(id: number, version: number, expectedVersion: number | undefined, context: ChangeContext): Promise<RestoreOutcome> {
+  async restore(id: number, version: number, expectedVersion: number | undefined, context: ChangeContext): Promise<RestoreOutcome> {
+    // The version's book is checked against today's rules here, before the write is queued: a
+    // change-log row never changes, so the check still holds when the writer thread runs the
+    // restore, and the writer thread does not load the schema's validator (Ajv: ~0.5 s to import
+    // on a loaded machine, which every process's first write would wait for).
+    const target = this.statements.historyVersion.get(id, version)
+    if (target !== undefined && !isRestorable(target)) return { outcome: 'unrestorable' }
     const restoring = { ...context, restoredFrom: version }
     return this.writes.write<RestoreOutcome>({ op: 'restore', id, version, expectedVersion, context: restoring }, () => this.cache.delete(id))
   }

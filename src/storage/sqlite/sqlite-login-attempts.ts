@@ -18,6 +18,7 @@ export class SqliteLoginAttempts implements LoginAttempts {
   private readonly countOne
   private readonly forget
   private readonly addMany
+  private readonly releaseMany
 
   constructor(db: Database.Database) {
     this.addOne = db.prepare<[string, number, number, number], Row>(SQL.add)
@@ -26,6 +27,10 @@ export class SqliteLoginAttempts implements LoginAttempts {
     this.addMany = db.transaction((keys: readonly string[], now: number, cutoff: number) =>
       keys.map((key) => attemptCount(this.addOne.get(key, now, cutoff, cutoff)))
     )
+    const releaseOne = db.prepare<[string, number]>(SQL.release)
+    this.releaseMany = db.transaction((counted: readonly { key: string; windowStart: number }[]) => {
+      for (const { key, windowStart } of counted) releaseOne.run(key, windowStart)
+    })
   }
 
   async add(keys: readonly string[], now: number, windowMs: number): Promise<AttemptCount[]> {
@@ -35,6 +40,12 @@ export class SqliteLoginAttempts implements LoginAttempts {
     // while this thread waits (or, in memory, share its connection).
     await new Promise((resolve) => setImmediate(resolve))
     return this.addMany.immediate(keys, now, now - windowMs)
+  }
+
+  async release(counted: readonly { key: string; windowStart: number }[]): Promise<void> {
+    // On a later turn, for the reason `add` gives.
+    await new Promise((resolve) => setImmediate(resolve))
+    this.releaseMany.immediate(counted)
   }
 
   async counts(keys: readonly string[], now: number, windowMs: number): Promise<AttemptCount[]> {

@@ -23,7 +23,7 @@ describe('book-service webhooks list|add|remove|deliveries (the built CLI)', () 
   test('add refuses a private address without WEBHOOK_ALLOW_PRIVATE; with it, the endpoint receives what a running service writes', async () => {
     const refused = await runCli(['webhooks', 'add', receiver.url], { cwd: directory, env })
     assert.equal(refused.code, 1)
-    assert.match(refused.stderr, /Invalid input: 127\.0\.0\.1 is a private address/)
+    assert.match(refused.stderr, /Invalid input: 127\.0\.0\.1 is a special-purpose address \(loopback\)/)
     const bad = await runCli(['webhooks', 'add', receiver.url, '--events', 'created,moved'], { cwd: directory, env })
     assert.equal(bad.code, 1)
 

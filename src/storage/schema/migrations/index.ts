@@ -8,6 +8,7 @@ import { changeLogNumbering } from './0007_change_log_numbering.js'
 import { changeHistory } from './0008_change_history.js'
 import { searchIndex } from './0009_search_index.js'
 import { webhooks } from './0010_webhooks.js'
+import { replaysAndUsernameSkeletons } from './0011_replays_and_username_skeletons.js'
 import { apiTokens } from './0012_api_tokens.js'
 import type { MigrationOf } from './migration.js'
 
@@ -27,5 +28,6 @@ export const MIGRATIONS: Readonly<Record<string, MigrationOf>> = {
   '0008_change_history': changeHistory,
   '0009_search_index': searchIndex,
   '0010_webhooks': webhooks,
+  '0011_replays_and_username_skeletons': replaysAndUsernameSkeletons,
   '0012_api_tokens': apiTokens
 }
