@@ -13,6 +13,11 @@ export const en = {
   cancel: 'Cancel',
   save: 'Save',
   saving: 'Saving…',
+  actions: 'Actions',
+  retry: 'Try again',
+  copy: 'Copy',
+  copied: 'Copied.',
+  copyFailed: 'The browser did not allow copying: select the text and copy it.',
 
   nav: {
     label: 'Main',
