@@ -56,7 +56,7 @@ describe('the web page: API tokens', { timeout: 240_000 }, () => {
 
     const dialog = page.getByRole('dialog', { name: 'Your new token “catalogue sync”' })
     await dialog.waitFor()
-    const token = (await dialog.locator('[data-token-value]').textContent())!
+    const token = (await dialog.locator('[data-secret]').textContent())!
     assert.match(token, /^eyJ[\w-]+\.[\w-]+\.[\w-]+$/)
     await dialog.getByRole('button', { name: 'Copy the token' }).click()
     await dialog.getByText('Copied.').waitFor()

@@ -17,6 +17,7 @@ export const en = {
   retry: 'Try again',
   copy: 'Copy',
   copied: 'Copied.',
+  copiedDone: 'I have copied it',
   copyFailed: 'The browser did not allow copying: select the text and copy it.',
 
   nav: {
@@ -284,7 +285,6 @@ export const en = {
     createdTitle: (name: string) => `Your new token “${name}”`,
     createdHelp: 'Copy it now: it is shown only this once. The service keeps its id, never the token.',
     copyToken: 'Copy the token',
-    done: 'I have copied it',
     created: (name: string) => `Token “${name}” created.`,
     revoke: 'Revoke',
     revokeOf: (name: string) => `Revoke “${name}”`,
@@ -313,13 +313,33 @@ export const en = {
     add: 'Add an endpoint',
     url: 'URL',
     urlHint: 'An absolute http or https URL the service may reach (private addresses are refused unless allowed).',
-    urlInvalid: 'Enter an absolute http:// or https:// URL.',
+    urlInvalid: (reason: string) => `Enter an absolute http:// or https:// URL: this is ${reason}.`,
+    urlPrivate: (reason: string) => `${reason}: the service refuses it unless it runs with WEBHOOK_ALLOW_PRIVATE=true.`,
+    urlRefused: (reason: string | undefined) =>
+      `The service refused this URL (400 Invalid input)${reason ? `: ${reason}` : ''}. It refuses an address that is private, loopback or otherwise special-purpose, and a name that does not resolve or resolves to one, unless it runs with WEBHOOK_ALLOW_PRIVATE=true.`,
+    duplicate: (url: string) => `An endpoint for ${url} exists already: both would be sent every change. Add it anyway?`,
+    addAnyway: 'Add it anyway',
+    edit: 'Edit',
+    editOf: (url: string) => `Edit ${url}`,
+    saved: (url: string) => `Endpoint ${url} saved.`,
+    rotate: 'Rotate secret',
+    rotateOf: (url: string) => `Rotate secret of ${url}`,
+    confirmRotate: 'A new signing secret is made and shown once. The old one keeps signing beside it for 24 hours, so the receiver can switch without missing a delivery.',
+    rotatedTitle: 'The endpoint\'s new signing secret',
+    rotatedHelp: (until: string) => `Copy it now: it is shown only this once. The old secret keeps signing until ${until}.`,
+    rotated: (url: string) => `The secret of ${url} was rotated.`,
+    copySecret: 'Copy the secret',
+    lastDelivery: (seq: number, status: string, attempt: number, answer: string) =>
+      `Last delivery: change ${seq}, ${status}, ${attempt === 1 ? '1 attempt' : `${attempt} attempts`}${answer ? ` (${answer})` : ''}`,
+    noDelivery: 'No delivery yet',
+    behind: (duration: string) => `No delivery succeeded for ${duration}`,
+    neverSucceeded: 'No delivery has succeeded yet',
+    nextAttempt: (at: string) => `next attempt ${at}`,
     eventsLegend: 'Send these changes',
     eventsInvalid: 'Choose at least one kind of change.',
     description: 'Description (optional)',
     secretTitle: 'The endpoint\'s signing secret',
     secretHelp: 'Copy it now: it is shown only this once. Receivers verify each delivery with it (Standard Webhooks).',
-    secretDone: 'I have copied it',
     added: (url: string) => `Endpoint ${url} added.`,
     switched: (url: string, enabled: boolean) => `Endpoint ${url} ${enabled ? 'enabled' : 'disabled'}.`,
     removed: (url: string) => `Endpoint ${url} deleted.`,
@@ -337,7 +357,7 @@ export const en = {
       replayButton: 'Replay',
       replayInvalid: 'Enter a change number (0 or more).',
       replayed: (after: number) => `Changes after ${after} will be sent again.`,
-      close: 'Close'
+      loadFailed: 'The deliveries could not be loaded.'
     }
   }
 }

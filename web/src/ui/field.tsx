@@ -9,6 +9,8 @@ export interface FieldProps {
   onBlur?: () => void
   /** The message shown next to the field when its value breaks a rule. */
   error?: string
+  /** A warning next to the field that does not stop the form (the service may refuse the value). */
+  note?: string
   hint?: string
   type?: 'text' | 'password' | 'search'
   name?: string
@@ -21,9 +23,9 @@ export interface FieldProps {
  * A labelled text input with its hint and its error next to it: the error is tied to the input
  * by `aria-describedby` and marks it `aria-invalid`, so a screen reader reads it with the field.
  */
-export function Field({ label, value, onInput, onBlur, error, hint, type = 'text', name, autoComplete, inputMode, inputRef }: FieldProps) {
+export function Field({ label, value, onInput, onBlur, error, note, hint, type = 'text', name, autoComplete, inputMode, inputRef }: FieldProps) {
   const id = useId()
-  const described = [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ')
+  const described = [hint ? `${id}-hint` : '', error ? `${id}-error` : '', note ? `${id}-note` : ''].filter(Boolean).join(' ')
   return (
     <div class="field">
       <label for={id}>{label}</label>
@@ -50,6 +52,11 @@ export function Field({ label, value, onInput, onBlur, error, hint, type = 'text
       {error && (
         <p id={`${id}-error`} class="field-error">
           {error}
+        </p>
+      )}
+      {note && (
+        <p id={`${id}-note`} class="field-note">
+          {note}
         </p>
       )}
     </div>

@@ -2,10 +2,9 @@ import { useState } from 'preact/hooks'
 import type { ApiToken, CreatedApiToken } from '../../../../src/client/index.js'
 import { useUi } from '../../app-context.js'
 import { strings } from '../../strings/index.js'
-import { CopyButton } from '../../ui/copy-button.js'
 import { DataTable, type Column } from '../../ui/data-table.js'
-import { Dialog } from '../../ui/dialog.js'
 import { SafeText } from '../../ui/safe-text.js'
+import { SecretDialog } from '../../ui/secret-dialog.js'
 import { useLoad } from '../../ui/use-load.js'
 import { CreateApiToken } from './create-api-token.js'
 import { RevokeApiToken } from './revoke-api-token.js'
@@ -74,23 +73,13 @@ export function ApiTokensView() {
         }}
       />
       {created && (
-        <Dialog
+        <SecretDialog
           title={labels.createdTitle(created.name)}
+          help={labels.createdHelp}
+          secret={created.token}
+          copyLabel={labels.copyToken}
           onClose={() => setCreated(undefined)}
-          footer={
-            <button type="button" class="primary" onClick={() => setCreated(undefined)}>
-              {labels.done}
-            </button>
-          }
-        >
-          <p>{labels.createdHelp}</p>
-          <p>
-            <code class="secret-text" data-token-value>
-              {created.token}
-            </code>
-          </p>
-          <CopyButton text={created.token} label={labels.copyToken} />
-        </Dialog>
+        />
       )}
       {revoking && (
         <RevokeApiToken

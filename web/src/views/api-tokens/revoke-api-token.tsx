@@ -1,9 +1,7 @@
-import { useState } from 'preact/hooks'
 import { BookServiceError, type ApiToken } from '../../../../src/client/index.js'
 import { useUi } from '../../app-context.js'
 import { strings } from '../../strings/index.js'
-import { Dialog } from '../../ui/dialog.js'
-import { errorMessage } from '../../ui/error-message.js'
+import { ConfirmDialog } from '../../ui/confirm-dialog.js'
 
 /** Props of {@link RevokeApiToken}. */
 export interface RevokeApiTokenProps {
@@ -19,44 +17,21 @@ export interface RevokeApiTokenProps {
  */
 export function RevokeApiToken({ token, onClose, onRevoked }: RevokeApiTokenProps) {
   const { client } = useUi()
-  const [busy, setBusy] = useState(false)
-  const [message, setMessage] = useState<string>()
   const labels = strings.apiTokens
-
-  async function revoke() {
-    setBusy(true)
-    setMessage(undefined)
-    try {
-      await client.revokeApiToken(token.id)
-      onRevoked()
-    } catch (error) {
-      setBusy(false)
-      if (error instanceof BookServiceError && error.status === 404) onRevoked()
-      else if (!(error instanceof BookServiceError && error.status === 401)) setMessage(errorMessage(error))
-    }
-  }
-
   return (
-    <Dialog
+    <ConfirmDialog
       title={labels.revokeOf(token.name)}
+      confirmLabel={labels.revoke}
+      danger
       onClose={onClose}
-      footer={
-        <>
-          <button type="button" class="danger" disabled={busy} onClick={() => void revoke()}>
-            {busy ? strings.saving : labels.revoke}
-          </button>
-          <button type="button" onClick={onClose} disabled={busy}>
-            {strings.cancel}
-          </button>
-        </>
-      }
+      onConfirm={async () => {
+        await client.revokeApiToken(token.id).catch((error: unknown) => {
+          if (!(error instanceof BookServiceError && error.status === 404)) throw error
+        })
+        onRevoked()
+      }}
     >
       <p>{labels.confirmRevoke(token.name)}</p>
-      {message && (
-        <p class="form-error" role="alert">
-          {message}
-        </p>
-      )}
-    </Dialog>
+    </ConfirmDialog>
   )
 }

@@ -1,152 +1,126 @@
-import { useEffect, useReducer, useState } from 'preact/hooks'
-import type { CreatedWebhook, Webhook } from '../../../../src/client/index.js'
-import { strings } from '../../strings/index.js'
+import { useState } from 'preact/hooks'
+import type { Webhook } from '../../../../src/client/index.js'
 import { useUi } from '../../app-context.js'
+import { strings } from '../../strings/index.js'
+import { DataTable, type Column } from '../../ui/data-table.js'
 import { errorMessage } from '../../ui/error-message.js'
-import { Modal } from '../../ui/modal.js'
+import { SecretDialog } from '../../ui/secret-dialog.js'
+import { useLoad } from '../../ui/use-load.js'
 import { AddWebhook } from './add-webhook.js'
 import { DeliveryLog } from './delivery-log.js'
+import { DeliveryState } from './delivery-state.js'
+import { WebhookDialog, type WebhookAction } from './webhook-dialogs.js'
+
+const labels = strings.webhooks
+const dateFormat = new Intl.DateTimeFormat(strings.locale, { dateStyle: 'medium', timeStyle: 'short' })
+
+const COLUMNS: Column<Webhook>[] = [
+  {
+    header: labels.columns.url,
+    class: 'webhook-url',
+    cell: (webhook) => (
+      <>
+        {webhook.url}
+        {webhook.description && <span class="muted"> {webhook.description}</span>}
+      </>
+    )
+  },
+  { header: labels.columns.events, cell: (webhook) => webhook.events.map((event) => labels.events[event]).join(', ') },
+  {
+    header: labels.columns.state,
+    cell: (webhook) => (
+      <>
+        {webhook.enabled ? labels.enabled : <span class="webhook-disabled">{labels.disabled(webhook.disabled_reason)}</span>}
+        <DeliveryState webhook={webhook} />
+      </>
+    )
+  }
+]
 
 /**
- * The webhook endpoints, for admins (`/webhooks`, docs/webhooks.md): the list with each one's
- * state (a disabled one with its reason), enabling and disabling, deleting, its delivery log with
- * the failures and replay; a form to add one, whose secret is shown once in a dialog.
+ * The webhook endpoints, for admins (`/webhooks`, docs/webhooks.md): each with its state and how
+ * its deliveries go (the newest one, and the lag when it has not gone through); its delivery log
+ * with replay, edit, a new secret, enabling and disabling, deleting; a form to add one. A new
+ * secret (added or rotated) is shown once, with a Copy button.
  */
 export function WebhooksView() {
   const { client, announce } = useUi()
-  const [webhooks, setWebhooks] = useState<Webhook[]>()
-  const [error, setError] = useState<string>()
-  const [reloads, reload] = useReducer((count: number, _action: void) => count + 1, 0)
-  const [secret, setSecret] = useState<CreatedWebhook>()
+  const webhooks = useLoad(() => client.listWebhooks())
+  const [secret, setSecret] = useState<{ title: string; help: string; secret: string }>()
   const [logOf, setLogOf] = useState<Webhook>()
+  const [action, setAction] = useState<WebhookAction>()
   const [rowError, setRowError] = useState<string>()
 
-  useEffect(() => {
-    let current = true
-    client.listWebhooks().then(
-      (list) => {
-        if (!current) return
-        setWebhooks(list)
-        setError(undefined)
-      },
-      (failure: unknown) => current && setError(errorMessage(failure))
-    )
-    return () => {
-      current = false
-    }
-  }, [reloads])
-
-  async function run(work: () => Promise<void>) {
+  async function toggle(webhook: Webhook) {
     setRowError(undefined)
     try {
-      await work()
+      await client.updateWebhook(webhook.id, { enabled: !webhook.enabled })
+      announce(labels.switched(webhook.url, !webhook.enabled))
     } catch (failure) {
       setRowError(errorMessage(failure))
     }
-    reload()
+    webhooks.reload()
   }
 
-  const toggle = (webhook: Webhook) =>
-    run(async () => {
-      await client.updateWebhook(webhook.id, { enabled: !webhook.enabled })
-      announce(strings.webhooks.switched(webhook.url, !webhook.enabled))
-    })
-  const remove = (webhook: Webhook) =>
-    run(async () => {
-      if (!window.confirm(strings.webhooks.confirmRemove(webhook.url))) return
-      await client.deleteWebhook(webhook.id)
-      announce(strings.webhooks.removed(webhook.url))
-    })
-
+  const button = (text: string, label: string, onClick: () => void, danger = false) => (
+    <button type="button" class={danger ? 'danger' : undefined} aria-label={label} onClick={onClick}>
+      {text}
+    </button>
+  )
   return (
     <>
       <div class="view-head">
-        <h1 tabIndex={-1}>{strings.webhooks.title}</h1>
+        <h1 tabIndex={-1}>{labels.title}</h1>
       </div>
-      <p class="muted">{strings.webhooks.help}</p>
-      {error && (
-        <div class="notice" role="alert">
-          <p>
-            {strings.webhooks.loadFailed} {error}
-          </p>
-          <button type="button" onClick={() => reload()}>
-            {strings.books.retry}
-          </button>
-        </div>
-      )}
+      <p class="muted">{labels.help}</p>
       {rowError && (
         <p class="form-error" role="alert">
           {rowError}
         </p>
       )}
-      {!webhooks && !error && <p aria-busy="true">{strings.loading}</p>}
-      {webhooks && webhooks.length === 0 && <p>{strings.webhooks.none}</p>}
-      {webhooks && webhooks.length > 0 && (
-        <div class="table-wrap">
-          <table class="webhooks">
-            <caption class="visually-hidden">{strings.webhooks.caption}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{strings.webhooks.columns.url}</th>
-                <th scope="col">{strings.webhooks.columns.events}</th>
-                <th scope="col">{strings.webhooks.columns.state}</th>
-                <th scope="col" class="actions">
-                  {strings.webhooks.columns.actions}
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {webhooks.map((webhook) => (
-                <tr key={webhook.id} data-webhook={webhook.id}>
-                  <td data-label={strings.webhooks.columns.url} class="webhook-url">
-                    {webhook.url}
-                    {webhook.description && <span class="muted"> {webhook.description}</span>}
-                  </td>
-                  <td data-label={strings.webhooks.columns.events}>{webhook.events.map((event) => strings.webhooks.events[event]).join(', ')}</td>
-                  <td data-label={strings.webhooks.columns.state}>
-                    {webhook.enabled ? strings.webhooks.enabled : <span class="webhook-disabled">{strings.webhooks.disabled(webhook.disabled_reason)}</span>}
-                  </td>
-                  <td class="actions">
-                    <button type="button" aria-label={strings.webhooks.deliveriesOf(webhook.url)} onClick={() => setLogOf(webhook)}>
-                      {strings.webhooks.deliveries}
-                    </button>
-                    <button
-                      type="button"
-                      aria-label={webhook.enabled ? strings.webhooks.disableOf(webhook.url) : strings.webhooks.enableOf(webhook.url)}
-                      onClick={() => void toggle(webhook)}
-                    >
-                      {webhook.enabled ? strings.webhooks.disable : strings.webhooks.enable}
-                    </button>
-                    <button type="button" class="danger" aria-label={strings.webhooks.removeOf(webhook.url)} onClick={() => void remove(webhook)}>
-                      {strings.webhooks.remove}
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <DataTable
+        caption={labels.caption}
+        class="webhooks"
+        load={webhooks}
+        loadFailed={labels.loadFailed}
+        columns={COLUMNS}
+        rowKey={(webhook) => webhook.id}
+        rowAttributes={(webhook) => ({ 'data-webhook': webhook.id })}
+        empty={labels.none}
+        actions={(webhook) => (
+          <>
+            {button(labels.deliveries, labels.deliveriesOf(webhook.url), () => setLogOf(webhook))}
+            {button(labels.edit, labels.editOf(webhook.url), () => setAction({ kind: 'edit', webhook }))}
+            {button(labels.rotate, labels.rotateOf(webhook.url), () => setAction({ kind: 'rotate', webhook }))}
+            {webhook.enabled
+              ? button(labels.disable, labels.disableOf(webhook.url), () => void toggle(webhook))
+              : button(labels.enable, labels.enableOf(webhook.url), () => void toggle(webhook))}
+            {button(labels.remove, labels.removeOf(webhook.url), () => setAction({ kind: 'delete', webhook }), true)}
+          </>
+        )}
+      />
       <AddWebhook
+        others={webhooks.data ?? []}
         onAdded={(created) => {
-          announce(strings.webhooks.added(created.url))
-          setSecret(created)
-          reload()
+          announce(labels.added(created.url))
+          setSecret({ title: labels.secretTitle, help: labels.secretHelp, secret: created.secret })
+          webhooks.reload()
         }}
       />
-      {secret && (
-        <Modal title={strings.webhooks.secretTitle} onClose={() => setSecret(undefined)}>
-          <p>{strings.webhooks.secretHelp}</p>
-          <p>
-            <code class="webhook-secret" data-secret>
-              {secret.secret}
-            </code>
-          </p>
-          <button type="button" class="primary" onClick={() => setSecret(undefined)}>
-            {strings.webhooks.secretDone}
-          </button>
-        </Modal>
+      {action && (
+        <WebhookDialog
+          action={action}
+          others={webhooks.data ?? []}
+          onClose={() => setAction(undefined)}
+          onDone={(text, rotated) => {
+            setAction(undefined)
+            announce(text)
+            if (rotated) setSecret({ title: labels.rotatedTitle, help: labels.rotatedHelp(dateFormat.format(new Date(rotated.until))), secret: rotated.secret })
+            webhooks.reload()
+          }}
+        />
       )}
+      {secret && <SecretDialog {...secret} copyLabel={labels.copySecret} onClose={() => setSecret(undefined)} />}
       {logOf && <DeliveryLog webhook={logOf} onClose={() => setLogOf(undefined)} />}
     </>
   )
