@@ -63,7 +63,7 @@ describe('the web page by role', { timeout: 180_000 }, () => {
     assert.equal(await page.getByRole('checkbox').count(), 0)
     // The one action a reader has on a book: its History (README "History and restore").
     assert.deepEqual(await page.locator('td.actions button').allInnerTexts(), ['History'])
-    assert.deepEqual(await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allInnerTexts(), ['Books'])
+    assert.deepEqual(await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allInnerTexts(), ['Books', 'API tokens'])
     // Sorting and paging are reading: they stay.
     await page.getByRole('button', { name: 'Sort by Title' }).click()
     await page.waitForFunction(() => location.hash.includes('sort=title'))
@@ -87,7 +87,7 @@ describe('the web page by role', { timeout: 180_000 }, () => {
   test('an editor changes books and gets import and export, not the accounts', { skip }, async () => {
     const { page, watch } = await tabOf('eddie', 'editor password')
     await page.getByRole('button', { name: 'Edit “Dune”' }).waitFor()
-    assert.deepEqual(await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allInnerTexts(), ['Books', 'Import and export'])
+    assert.deepEqual(await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allInnerTexts(), ['Books', 'Import and export', 'API tokens'])
     await page.goto(`${server.url}/#/accounts`)
     await page.getByText('Your account is not allowed to do this.').waitFor()
     assertNoProblems(watch)

@@ -28,7 +28,7 @@ export interface DataTableProps<Row> {
   rowAttributes?: (row: Row) => Record<string, string | undefined>
   /** The buttons of a row, in a last "Actions" column; their accessible names should name the row. */
   actions?: (row: Row) => ComponentChildren
-  /** The text when there is no row ("No endpoint yet."). */
+  /** The text when there is no row ("No endpoint yet."); empty: nothing is said (a list never empty). */
   empty: string
   /** The table's class (`webhooks`, `accounts`). */
   class?: string
@@ -54,7 +54,7 @@ export function DataTable<Row>({ caption, showCaption, load, loadFailed, columns
         </div>
       )}
       {!rows && !load.error && <p aria-busy="true">{strings.loading}</p>}
-      {rows && rows.length === 0 && <p class="empty">{empty}</p>}
+      {rows && rows.length === 0 && empty && <p class="empty">{empty}</p>}
       {rows && rows.length > 0 && (
         <div class="table-wrap">
           <table class={className}>

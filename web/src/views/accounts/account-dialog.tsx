@@ -1,9 +1,9 @@
-import { useState } from 'preact/hooks'
+import { useId, useState } from 'preact/hooks'
 import { BookServiceError, type Account, type Role } from '../../../../src/client/index.js'
 import { validPassword } from '../../accounts/rules.js'
 import { strings } from '../../strings/index.js'
 import { useUi } from '../../app-context.js'
-import { Modal } from '../../ui/modal.js'
+import { Dialog } from '../../ui/dialog.js'
 import { accountErrorMessage } from './account-error.js'
 import { NewPasswordField } from './new-password-field.js'
 import { RoleSelect } from './role-select.js'
@@ -32,6 +32,7 @@ export function AccountDialog({ action, onClose, onDone }: AccountDialogProps) {
   const [submitted, setSubmitted] = useState(false)
   const [busy, setBusy] = useState(false)
   const [message, setMessage] = useState<string>()
+  const formId = useId()
 
   async function submit(event: Event) {
     event.preventDefault()
@@ -63,8 +64,21 @@ export function AccountDialog({ action, onClose, onDone }: AccountDialogProps) {
         ? strings.accounts.changeRoleOf(account.username)
         : strings.accounts.resetPasswordOf(account.username)
   return (
-    <Modal title={title} onClose={onClose}>
-      <form noValidate onSubmit={submit}>
+    <Dialog
+      title={title}
+      onClose={onClose}
+      footer={
+        <>
+          <button type="submit" form={formId} class={kind === 'delete' ? 'danger' : 'primary'} disabled={busy}>
+            {busy ? strings.saving : kind === 'delete' ? strings.accounts.delete : strings.save}
+          </button>
+          <button type="button" onClick={onClose} disabled={busy}>
+            {strings.cancel}
+          </button>
+        </>
+      }
+    >
+      <form id={formId} noValidate onSubmit={submit}>
         {kind === 'delete' && <p>{strings.accounts.confirmDelete(account.username)}</p>}
         {kind === 'role' && <RoleSelect value={role} onChange={setRole} />}
         {kind === 'password' && (
@@ -75,15 +89,7 @@ export function AccountDialog({ action, onClose, onDone }: AccountDialogProps) {
             {message}
           </p>
         )}
-        <div class="buttons">
-          <button type="submit" class={kind === 'delete' ? 'danger' : 'primary'} disabled={busy}>
-            {busy ? strings.saving : kind === 'delete' ? strings.accounts.delete : strings.save}
-          </button>
-          <button type="button" onClick={onClose} disabled={busy}>
-            {strings.cancel}
-          </button>
-        </div>
       </form>
-    </Modal>
+    </Dialog>
   )
 }

@@ -2,40 +2,17 @@ import { useState } from 'preact/hooks'
 import type { Webhook } from '../../../../src/client/index.js'
 import { useUi } from '../../app-context.js'
 import { strings } from '../../strings/index.js'
-import { DataTable, type Column } from '../../ui/data-table.js'
+import { DataTable } from '../../ui/data-table.js'
 import { errorMessage } from '../../ui/error-message.js'
 import { SecretDialog } from '../../ui/secret-dialog.js'
 import { useLoad } from '../../ui/use-load.js'
 import { AddWebhook } from './add-webhook.js'
 import { DeliveryLog } from './delivery-log.js'
-import { DeliveryState } from './delivery-state.js'
+import { WEBHOOK_COLUMNS } from './webhook-columns.js'
 import { WebhookDialog, type WebhookAction } from './webhook-dialogs.js'
 
 const labels = strings.webhooks
 const dateFormat = new Intl.DateTimeFormat(strings.locale, { dateStyle: 'medium', timeStyle: 'short' })
-
-const COLUMNS: Column<Webhook>[] = [
-  {
-    header: labels.columns.url,
-    class: 'webhook-url',
-    cell: (webhook) => (
-      <>
-        {webhook.url}
-        {webhook.description && <span class="muted"> {webhook.description}</span>}
-      </>
-    )
-  },
-  { header: labels.columns.events, cell: (webhook) => webhook.events.map((event) => labels.events[event]).join(', ') },
-  {
-    header: labels.columns.state,
-    cell: (webhook) => (
-      <>
-        {webhook.enabled ? labels.enabled : <span class="webhook-disabled">{labels.disabled(webhook.disabled_reason)}</span>}
-        <DeliveryState webhook={webhook} />
-      </>
-    )
-  }
-]
 
 /**
  * The webhook endpoints, for admins (`/webhooks`, docs/webhooks.md): each with its state and how
@@ -83,7 +60,7 @@ export function WebhooksView() {
         class="webhooks"
         load={webhooks}
         loadFailed={labels.loadFailed}
-        columns={COLUMNS}
+        columns={WEBHOOK_COLUMNS}
         rowKey={(webhook) => webhook.id}
         rowAttributes={(webhook) => ({ 'data-webhook': webhook.id })}
         empty={labels.none}
