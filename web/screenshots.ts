@@ -4,12 +4,19 @@
  * Debian's chromium in the light and the dark theme: docs/web-page-light.png and
  * docs/web-page-dark.png (1280 × 720, device scale 1, so they stay small). Then a few changes of
  * "Dune" by two editors, a delete and a restore, and its History view (README "History and
- * restore"): docs/web-page-history-light.png and docs/web-page-history-dark.png.
+ * restore"): docs/web-page-history-light.png and docs/web-page-history-dark.png. Then the
+ * Webhooks view with one endpoint delivering and one failing (two receivers on 127.0.0.1, so the
+ * service runs with WEBHOOK_ALLOW_PRIVATE=true): docs/web-page-webhooks-light.png; and the API
+ * tokens view with two tokens, one used: docs/web-page-api-tokens-light.png.
+ *
+ * Names given after the command make only those pictures: `list`, `history`, `webhooks`,
+ * `api-tokens` (`node --import tsx web/screenshots.ts webhooks api-tokens`).
  */
 import { fileURLToPath } from 'node:url'
 import { signToken } from '../test/support/app.js'
 import { call } from '../test/support/client.js'
 import { removeDirectory, startServer, temporaryDirectory } from '../test/support/server.js'
+import { startReceiver } from '../test/support/webhook-receiver.js'
 import { launchBrowser, openSignedIn } from './test/support/browser.js'
 
 const DOCS = fileURLToPath(new URL('../docs/', import.meta.url))
@@ -29,15 +36,21 @@ const BOOKS = [
   ['Pedro Páramo', 'Juan Rulfo', 1955]
 ] as const
 
+const SHOTS = ['list', 'history', 'webhooks', 'api-tokens']
+const wanted = process.argv.slice(2)
+for (const name of wanted) if (!SHOTS.includes(name)) throw new Error(`screenshots: no picture named ${name} (${SHOTS.join(', ')})`)
+const shoot = (name: string) => wanted.length === 0 || wanted.includes(name)
+
 const directory = temporaryDirectory()
-const server = await startServer({ dataDirectory: directory })
+const server = await startServer({ dataDirectory: directory, env: { WEBHOOK_ALLOW_PRIVATE: 'true' } })
 const browser = await launchBrowser()
+const receivers = [await startReceiver('/hooks/search-index'), await startReceiver('/hooks/shop')]
 try {
   for (const [title, author, year] of BOOKS) {
     const { status } = await call(`${server.url}/book`, 'POST', { title, author, year })
     if (status !== 201) throw new Error(`POST /book answered ${status}`)
   }
-  for (const colorScheme of ['light', 'dark'] as const) {
+  for (const colorScheme of shoot('list') ? (['light', 'dark'] as const) : []) {
     const context = await browser.newContext({ viewport: { width: 1280, height: 720 }, colorScheme })
     const page = await context.newPage()
     await openSignedIn(page, `${server.url}/#/books?sort=-year&limit=10`, { sub: 'admin', role: 'admin' })
@@ -62,7 +75,7 @@ try {
   await as('alice', 'PUT', '/book/1', { year: 1969 })
   await as('bob', 'DELETE', '/book/1')
   await as('alice', 'POST', '/book/1/restore', { version: 1 })
-  for (const colorScheme of ['light', 'dark'] as const) {
+  for (const colorScheme of shoot('history') ? (['light', 'dark'] as const) : []) {
     const context = await browser.newContext({ viewport: { width: 1280, height: 720 }, colorScheme })
     const page = await context.newPage()
     await openSignedIn(page, `${server.url}/#/books?sort=-year&limit=10`, { sub: 'admin', role: 'admin' })
@@ -73,7 +86,47 @@ try {
     console.log(`screenshots: wrote ${path}`)
     await context.close()
   }
+  if (shoot('webhooks')) {
+    // Two endpoints made before a change: the search index takes it, the shop answers 500 (retried in an hour).
+    const [index, shop] = receivers as [(typeof receivers)[0], (typeof receivers)[0]]
+    shop.respond = () => ({ status: 500, headers: { 'retry-after': '3600' } })
+    await call(`${server.url}/webhooks`, 'POST', { url: index.url, description: 'search index' })
+    await call(`${server.url}/webhooks`, 'POST', { url: shop.url, events: ['created', 'deleted'], description: 'shop front-end' })
+    await call(`${server.url}/book`, 'POST', { title: 'Kindred', author: 'Octavia E. Butler', year: 1979 })
+    await index.waitFor((received) => received.some((request) => request.status === 204))
+    await shop.waitFor((received) => received.some((request) => request.status === 500))
+    const context = await browser.newContext({ viewport: { width: 1280, height: 720 }, colorScheme: 'light' })
+    const page = await context.newPage()
+    await openSignedIn(page, `${server.url}/#/webhooks`, { sub: 'admin', role: 'admin' })
+    await page.locator('[data-delivery-status="pending"]').waitFor()
+    await page.locator('[data-delivery-status="succeeded"]').waitFor()
+    const path = `${DOCS}web-page-webhooks-light.png`
+    await page.screenshot({ path })
+    console.log(`screenshots: wrote ${path}`)
+    await context.close()
+  }
+  if (shoot('api-tokens')) {
+    const admin = { authorization: `Bearer ${signToken({ sub: 'admin', role: 'admin' })}`, 'content-type': 'application/json' }
+    const make = async (body: unknown) => {
+      const response = await fetch(`${server.url}/tokens`, { method: 'POST', headers: admin, body: JSON.stringify(body) })
+      if (response.status !== 201) throw new Error(`POST /tokens answered ${response.status}`)
+      return ((await response.json()) as { data: { token: string } }).data.token
+    }
+    const used = await make({ name: 'catalogue sync', role: 'reader', expires_in_days: 90 })
+    await make({ name: 'nightly import', role: 'editor' })
+    await fetch(`${server.url}/books`, { headers: { authorization: `Bearer ${used}` } })
+    const context = await browser.newContext({ viewport: { width: 1280, height: 720 }, colorScheme: 'light' })
+    const page = await context.newPage()
+    await openSignedIn(page, `${server.url}/#/tokens`, { sub: 'admin', role: 'admin' })
+    await page.locator('tr[data-token]').nth(1).waitFor()
+    await page.getByLabel('Name').fill('shop front-end')
+    const path = `${DOCS}web-page-api-tokens-light.png`
+    await page.screenshot({ path })
+    console.log(`screenshots: wrote ${path}`)
+    await context.close()
+  }
 } finally {
+  await Promise.all(receivers.map((receiver) => receiver.close()))
   await browser.close()
   await server.stop()
   removeDirectory(directory)

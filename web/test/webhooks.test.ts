@@ -141,7 +141,7 @@ describe('the web page: webhooks (admin)', { timeout: 240_000 }, () => {
     receiver.secrets = [newSecret]
     const before = receiver.received.length
     await call(`${server.url}/book`, 'POST', { title: 'Kindred', author: 'Octavia E. Butler', year: 1979 })
-    await receiver.waitFor((received) => received.length > before && received.at(-1)!.body !== undefined)
+    await receiver.waitFor((received) => received.length > before && received.at(-1)!.payload !== undefined)
 
     // A 410 disables it, with the reason shown; Enable turns it back on.
     receiver.respond = () => ({ status: 410 })

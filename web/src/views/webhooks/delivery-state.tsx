@@ -37,7 +37,9 @@ export function DeliveryState({ webhook }: { webhook: Webhook }) {
   if (!latest.data) return null
   if (!last) return <span class="delivery-state">{strings.webhooks.noDelivery}</span>
   const labels = strings.webhooks
-  const answer = [last.http_status === null ? '' : `HTTP ${last.http_status}`, last.status === 'succeeded' ? '' : (last.error ?? '')].filter(Boolean).join(', ')
+  // The receiver's status, and the error unless it only repeats that status (`answered 500`).
+  const error = last.status === 'succeeded' || last.error === null || (last.http_status !== null && last.error.includes(String(last.http_status))) ? '' : last.error
+  const answer = [last.http_status === null ? '' : `HTTP ${last.http_status}`, error].filter(Boolean).join(', ')
   const next = last.next_attempt_at ? `; ${labels.nextAttempt(timeFormat.format(new Date(last.next_attempt_at)))}` : ''
   return (
     <>
