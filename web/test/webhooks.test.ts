@@ -177,6 +177,27 @@ describe('the web page: webhooks (admin)', { timeout: 240_000 }, () => {
     assertNoProblems(watch)
   })
 
+  test('without WEBHOOK_ALLOW_PRIVATE: a loopback URL is named before sending, and the 400 says why', { skip }, async () => {
+    const strictDirectory = temporaryDirectory()
+    const strict = await startServer({ dataDirectory: strictDirectory })
+    try {
+      const strictPage = await (await browser.newContext()).newPage()
+      const strictWatch = await watchPage(strictPage, strict.url)
+      await openSignedIn(strictPage, `${strict.url}/#/webhooks`, { sub: 'admin', role: 'admin' })
+      await strictPage.getByText('No endpoint yet.').waitFor()
+      await strictPage.getByLabel('URL', { exact: true }).fill('http://127.0.0.1:41010/hook')
+      const note = '127.0.0.1 is a special-purpose address (loopback): the service refuses it unless it runs with WEBHOOK_ALLOW_PRIVATE=true.'
+      await strictPage.getByText(note).waitFor()
+      await strictPage.getByRole('button', { name: 'Add an endpoint' }).click()
+      await strictPage.getByRole('alert').getByText(/^The service refused this URL \(400 Invalid input\): 127\.0\.0\.1 is a special-purpose address \(loopback\)\..*WEBHOOK_ALLOW_PRIVATE=true\.$/).waitFor()
+      assert.deepEqual((await call(`${strict.url}/webhooks`)).body.data, [])
+      assert.deepEqual(strictWatch.problems().filter((problem) => !/status of 400 .*\/webhooks/.test(problem)), [])
+    } finally {
+      await strict.stop()
+      removeDirectory(strictDirectory)
+    }
+  })
+
   test('an editor has no Webhooks view', { skip }, async () => {
     const editorPage = await (await browser.newContext()).newPage()
     await openSignedIn(editorPage, `${server.url}/#/webhooks`, { sub: 'someone', role: 'editor' })

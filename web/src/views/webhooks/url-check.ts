@@ -8,6 +8,8 @@ export interface UrlCheck {
   error?: string
   /** Why the service may refuse it (a special-purpose address; WEBHOOK_ALLOW_PRIVATE): it is still sent. */
   warning?: string
+  /** The reason alone (`127.0.0.1 is a special-purpose address (loopback)`), for the message of a 400. */
+  refusal?: string
 }
 
 /**
@@ -20,7 +22,7 @@ export function checkUrl(url: string): UrlCheck {
   const shape = urlShapeRefusal(url, true)
   if (shape !== undefined) return { error: strings.webhooks.urlInvalid(shape) }
   const range = urlShapeRefusal(url, false)
-  return range === undefined ? {} : { warning: strings.webhooks.urlPrivate(range) }
+  return range === undefined ? {} : { warning: strings.webhooks.urlPrivate(range), refusal: range }
 }
 
 /** `url` in one spelling (`HTTP://Host:80/a` and `http://host/a` are the same endpoint). */

@@ -52,7 +52,7 @@ export function WebhookForm({ webhook, others, submitLabel, onSubmit }: WebhookF
         setSubmitted(false)
       }
     } catch (error) {
-      if (error instanceof BookServiceError && error.status === 400) setMessage(strings.webhooks.urlRefused(check.warning))
+      if (error instanceof BookServiceError && error.status === 400) setMessage(strings.webhooks.urlRefused(check.refusal))
       else if (!(error instanceof BookServiceError && error.status === 401)) setMessage(errorMessage(error))
     } finally {
       setBusy(false)
