@@ -169,7 +169,7 @@ export function BookHistory({ id, onClose, onRestored }: BookHistoryProps) {
             </div>
           )}
           {state.loading && <p aria-busy="true">{strings.loading}</p>}
-          <div class="buttons">
+          <div class="buttons history-actions">
             {next !== undefined && (
               <button type="button" disabled={state.loading} onClick={() => void older()}>
                 {strings.history.older}
