@@ -4,7 +4,9 @@
  * Debian's chromium in the light and the dark theme: docs/web-page-light.png and
  * docs/web-page-dark.png (1280 × 720, device scale 1, so they stay small). Then a few changes of
  * "Dune" by two editors, a delete and a restore, and its History view (README "History and
- * restore"): docs/web-page-history-light.png and docs/web-page-history-dark.png.
+ * restore"): docs/web-page-history-light.png and docs/web-page-history-dark.png. Last, the list on
+ * a phone (390 × 844, docs/web-page-phone.png) and the import of a CSV with five bad rows
+ * (docs/web-page-import-errors.png).
  */
 import { fileURLToPath } from 'node:url'
 import { signToken } from '../test/support/app.js'
@@ -70,6 +72,31 @@ try {
     await page.getByRole('dialog').locator('tr[data-version="5"]').waitFor()
     const path = `${DOCS}web-page-history-${colorScheme}.png`
     await page.screenshot({ path })
+    console.log(`screenshots: wrote ${path}`)
+    await context.close()
+  }
+  // A phone (390 × 844): the list as it opens, light theme (docs/web-page.md "Web page").
+  {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, colorScheme: 'light' })
+    const page = await context.newPage()
+    await openSignedIn(page, `${server.url}/#/books?sort=-year`, { sub: 'admin', role: 'admin' })
+    await page.getByText(`Books 1 to ${BOOKS.length} of ${BOOKS.length}`).waitFor()
+    const path = `${DOCS}web-page-phone.png`
+    await page.screenshot({ path })
+    console.log(`screenshots: wrote ${path}`)
+    await context.close()
+  }
+  // The import of a CSV with five bad rows, each of another kind.
+  {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 720 }, colorScheme: 'light' })
+    const page = await context.newPage()
+    await openSignedIn(page, `${server.url}/#/transfer`, { sub: 'admin', role: 'admin' })
+    const file = 'title,author,year\nDune,Frank Herbert,19x5\n"Emma"X,Jane Austen,1815\nPersuasion,,1817\nKindred,Octavia E. Butler,1979,extra\nBeloved,Toni Morrison,20000\n'
+    await page.getByLabel('File to import').setInputFiles({ name: 'catalogue.csv', mimeType: 'text/csv', buffer: Buffer.from(file) })
+    const report = page.getByRole('alert').filter({ hasText: '5 rows are invalid' })
+    await report.waitFor()
+    const path = `${DOCS}web-page-import-errors.png`
+    await page.locator('section', { has: report }).screenshot({ path })
     console.log(`screenshots: wrote ${path}`)
     await context.close()
   }
