@@ -14,7 +14,8 @@ const PAGE_MAY_IMPORT = [
   '^src/book/file-format\\.ts$',
   '^src/book/search\\.ts$',
   '^src/account/schema\\.ts$',
-  '^src/account/roles\\.ts$'
+  '^src/account/roles\\.ts$',
+  '^src/account/api-token-schema\\.ts$'
 ]
 
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -136,7 +137,7 @@ module.exports = {
       severity: 'error',
       comment:
         'The web page (web/src/) imports from the server\'s src/ only the client and the modules it bundles: ' +
-        'the book and account schemas, the role rules, the book file formats and the search rules.',
+        'the book, account and API token schemas, the role rules, the book file formats and the search rules.',
       from: { path: '^web/src/' },
       to: { path: '^src/', pathNot: PAGE_MAY_IMPORT }
     },

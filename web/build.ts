@@ -5,8 +5,8 @@
  * `src/routes/web-page.ts` to clients that take gzip).
  *
  * The page's source is TypeScript with Preact's JSX, bundled by esbuild. The schema modules of
- * the service (`src/book/schema.ts`, `src/account/schema.ts`) are evaluated here, in Node, and
- * given to the bundle as plain JSON (their few functions, such as `isRole`, as their own source): the page checks fields with the very rules the API validates
+ * the service (`src/book/schema.ts`, `src/account/schema.ts`, `src/account/api-token-schema.ts`)
+ * are evaluated here, in Node, and given to the bundle as plain JSON (their few functions, such as `isRole`, as their own source): the page checks fields with the very rules the API validates
  * with, without shipping TypeBox. The build fails when the book schema uses a keyword the page's
  * checks do not know (`web/src/book/rules.ts`).
  */
@@ -16,6 +16,7 @@ import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { constants, gzipSync } from 'node:zlib'
 import { build, type Plugin } from 'esbuild'
+import * as apiTokenSchema from '../src/account/api-token-schema.js'
 import * as accountSchema from '../src/account/schema.js'
 import * as bookSchema from '../src/book/schema.js'
 import { assertKnownKeywords } from './src/book/rules.js'
@@ -30,7 +31,8 @@ const ASSETS = join(WEB_OUTPUT, 'assets')
 /** The schema modules the page imports, by source path, with their values as evaluated here. */
 const SCHEMA_MODULES = new Map<string, Record<string, unknown>>([
   [join(ROOT, 'src', 'book', 'schema.ts'), bookSchema],
-  [join(ROOT, 'src', 'account', 'schema.ts'), accountSchema]
+  [join(ROOT, 'src', 'account', 'schema.ts'), accountSchema],
+  [join(ROOT, 'src', 'account', 'api-token-schema.ts'), apiTokenSchema]
 ])
 
 /**
@@ -50,7 +52,7 @@ function moduleExport(name: string, value: unknown): string {
 const schemasAsJson: Plugin = {
   name: 'schemas-as-json',
   setup(setup) {
-    setup.onResolve({ filter: /[\\/]schema\.js$/ }, (args) => {
+    setup.onResolve({ filter: /schema\.js$/ }, (args) => {
       const path = resolve(args.resolveDir, args.path).replace(/\.js$/, '.ts')
       return SCHEMA_MODULES.has(path) ? { path, namespace: 'schema-json' } : undefined
     })

@@ -8,6 +8,7 @@ import { forgetToken, keepToken, sessionOf, storedSession, type Session } from '
 import { strings } from './strings/index.js'
 import { UiContext, type Ui } from './app-context.js'
 import { AccountsView } from './views/accounts/accounts-view.js'
+import { ApiTokensView } from './views/api-tokens/api-tokens-view.js'
 import { BooksView } from './views/books/books-view.js'
 import { OwnPassword } from './views/own-password.js'
 import { SignIn } from './views/sign-in.js'
@@ -77,7 +78,8 @@ const VIEW_TITLES: Record<View, string> = {
   books: strings.nav.books,
   accounts: strings.nav.accounts,
   transfer: strings.nav.transfer,
-  webhooks: strings.nav.webhooks
+  webhooks: strings.nav.webhooks,
+  tokens: strings.nav.tokens
 }
 
 /** Props of {@link SignedIn}. */
@@ -116,7 +118,7 @@ function SignedIn({ session, endSession, replaceToken }: SignedInProps) {
     () => ({ session, client, endSession: () => endSession(strings.session.ended), announce, subscribe: feed.subscribe, feedState: feed.state }),
     [session, client, feed.state]
   )
-  const views: View[] = ['books', ...(session.rights.admin ? ['accounts' as const] : []), ...(session.rights.write ? ['transfer' as const] : []), ...(session.rights.admin ? ['webhooks' as const] : [])]
+  const views: View[] = ['books', ...(session.rights.admin ? ['accounts' as const] : []), ...(session.rights.write ? ['transfer' as const] : []), ...(session.rights.admin ? ['webhooks' as const] : []), ...(session.rights.read ? ['tokens' as const] : [])]
 
   // Focus the new view's heading when the person moves between views (not on the first render).
   const shownView = useRef(route.view)
@@ -214,6 +216,7 @@ function CurrentView({ route, navigate, allowed }: { route: Route; navigate: (ro
   }
   if (route.view === 'accounts') return <AccountsView />
   if (route.view === 'webhooks') return <WebhooksView />
+  if (route.view === 'tokens') return <ApiTokensView />
   if (route.view === 'transfer') {
     return Transfer ? (
       <Transfer />

@@ -2,7 +2,7 @@ import type { ListQuery } from '../api/books.js'
 import { yearBounds } from '../book/rules.js'
 
 /** The page's views. */
-export type View = 'books' | 'accounts' | 'transfer' | 'webhooks'
+export type View = 'books' | 'accounts' | 'transfer' | 'webhooks' | 'tokens'
 
 /** Where the person is: the view and, for the books, the list's settings. */
 export interface Route {
@@ -19,7 +19,7 @@ const LIST_KEYS = ['q', 'title', 'author', 'year_min', 'year_max', 'sort', 'limi
 /** The settings remembered between visits (not the position in the list). */
 const REMEMBERED_KEYS = ['q', 'title', 'author', 'year_min', 'year_max', 'sort', 'limit'] as const
 const REMEMBERED_KEY = 'book-service.books-view'
-const VIEWS: readonly View[] = ['books', 'accounts', 'transfer', 'webhooks']
+const VIEWS: readonly View[] = ['books', 'accounts', 'transfer', 'webhooks', 'tokens']
 
 /** Whether `text` is a year the API's list filters accept. */
 function isYear(text: string): boolean {

@@ -13,13 +13,19 @@ export const en = {
   cancel: 'Cancel',
   save: 'Save',
   saving: 'Saving…',
+  actions: 'Actions',
+  retry: 'Try again',
+  copy: 'Copy',
+  copied: 'Copied.',
+  copyFailed: 'The browser did not allow copying: select the text and copy it.',
 
   nav: {
     label: 'Main',
     books: 'Books',
     accounts: 'Accounts',
     transfer: 'Import and export',
-    webhooks: 'Webhooks'
+    webhooks: 'Webhooks',
+    tokens: 'API tokens'
   },
 
   session: {
@@ -261,6 +267,35 @@ export const en = {
       notCsv: (detail: string) => `is not valid CSV: ${detail}`
     },
     noHeader: 'the file is empty (a CSV file starts with the header row title,author,year)'
+  },
+
+  apiTokens: {
+    title: 'API tokens',
+    help: 'A token for a program (a catalogue sync, a script): named, with the least role it needs, shown once, revocable at once. The program sends it as Authorization: Bearer <token>.',
+    caption: 'API tokens, newest first',
+    columns: { name: 'Name', username: 'Account', role: 'Role', created: 'Created', expires: 'Expires', lastUsed: 'Last used' },
+    never: 'never',
+    neverUsed: 'not used yet',
+    none: 'No API token yet.',
+    loadFailed: 'The API tokens could not be loaded.',
+    all: 'Show every account\'s tokens',
+    add: 'Create a token',
+    name: 'Name',
+    nameHint: 'What the token is for, 1 to 100 characters.',
+    nameInvalid: (max: number) => `Enter a name of 1 to ${max} characters, on one line.`,
+    roleHint: 'The least role the program needs; never above yours.',
+    days: 'Expires after (days, optional)',
+    daysHint: (min: number, max: number) => `A whole number from ${min} to ${max}; empty: it never expires.`,
+    daysInvalid: (min: number, max: number) => `Enter a whole number of days from ${min} to ${max}, or leave it empty.`,
+    createdTitle: (name: string) => `Your new token “${name}”`,
+    createdHelp: 'Copy it now: it is shown only this once. The service keeps its id, never the token.',
+    copyToken: 'Copy the token',
+    done: 'I have copied it',
+    created: (name: string) => `Token “${name}” created.`,
+    revoke: 'Revoke',
+    revokeOf: (name: string) => `Revoke “${name}”`,
+    confirmRevoke: (name: string) => `Revoke the token “${name}”? Every program that uses it is refused from now on (within a second everywhere). This cannot be undone.`,
+    revoked: (name: string) => `Token “${name}” revoked.`
   },
 
   webhooks: {

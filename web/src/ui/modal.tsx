@@ -4,19 +4,26 @@ import { useEffect, useId, useRef, useState } from 'preact/hooks'
 /** Props of {@link Modal}. */
 export interface ModalProps {
   title: string
-  /** Escape, or the page closing it: the dialog is then removed by its parent. */
+  /** Escape, the header's Close button, or the page closing it: the dialog is then removed by its parent. */
   onClose: () => void
   children: ComponentChildren
-  /** A wider dialog (the conflict's two versions). */
+  /** A wider dialog (the conflict's two versions, a delivery log). */
   wide?: boolean
+  /** When given, a button of this text in the header closes the dialog: it stays in view however long the body is. */
+  closeLabel?: string
+  /** The dialog's buttons, below the body and always in view (the body scrolls between header and footer). */
+  footer?: ComponentChildren
 }
 
 /**
  * A modal dialog (the native `<dialog>`, opened with `showModal()`): it keeps keyboard focus
- * inside, closes on Escape, and is named by its heading. When it closes, focus goes back to
- * where it was, or to the view's heading when that element is gone (a row that was deleted).
+ * inside, closes on Escape, and is named by its heading. Its header (the heading, and the Close
+ * button when `closeLabel` is given) and its footer stay in view; the body between them scrolls,
+ * so on a phone a long dialog's Close is never a long way down. When it closes, focus goes back
+ * to where it was, or to the view's heading when that element is gone (a row that was deleted).
+ * Views use {@link Dialog} (`ui/dialog.tsx`), which always has the Close button.
  */
-export function Modal({ title, onClose, children, wide }: ModalProps) {
+export function Modal({ title, onClose, children, wide, closeLabel, footer }: ModalProps) {
   const dialog = useRef<HTMLDialogElement>(null)
   const headingId = useId()
   // Read while rendering, in the same task as the click that opened it: by the time effects run,
@@ -49,8 +56,16 @@ export function Modal({ title, onClose, children, wide }: ModalProps) {
         onClose()
       }}
     >
-      <h2 id={headingId}>{title}</h2>
-      {children}
+      <div class="modal-head">
+        <h2 id={headingId}>{title}</h2>
+        {closeLabel && (
+          <button type="button" class="modal-close" onClick={onClose}>
+            {closeLabel}
+          </button>
+        )}
+      </div>
+      <div class="modal-body">{children}</div>
+      {footer && <div class="modal-foot buttons">{footer}</div>}
     </dialog>
   )
 }
