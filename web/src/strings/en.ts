@@ -176,8 +176,7 @@ export const en = {
     confirm: 'Restore this version',
     restoring: 'Restoring…',
     restored: (title: string, version: number) => `Restored “${title}” to version ${version}.`,
-    stale: 'Someone changed the book meanwhile; the history is shown again. Check it and restore again if you still want to.',
-    close: 'Close'
+    stale: 'Someone changed the book meanwhile; the history is shown again. Check it and restore again if you still want to.'
   },
 
   undo: {
