@@ -7,8 +7,9 @@
  * The page's source is TypeScript with Preact's JSX, bundled by esbuild. The schema modules of
  * the service (`src/book/schema.ts`, `src/account/schema.ts`, `src/account/api-token-schema.ts`)
  * are evaluated here, in Node, and given to the bundle as plain JSON (their few functions, such as `isRole`, as their own source): the page checks fields with the very rules the API validates
- * with, without shipping TypeBox. The build fails when the book schema uses a keyword the page's
- * checks do not know (`web/src/book/rules.ts`).
+ * with, without shipping TypeBox. The page's validators of those schemas (`web/src/book/book-validators.ts`,
+ * `web/src/accounts/account-validators.ts`) are compiled here by Ajv into its standalone code,
+ * which replaces those modules in the bundle: Ajv's own checks, with no Ajv and no `eval` shipped.
  */
 import { createHash } from 'node:crypto'
 import { mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
@@ -19,7 +20,10 @@ import { build, type Plugin } from 'esbuild'
 import * as apiTokenSchema from '../src/account/api-token-schema.js'
 import * as accountSchema from '../src/account/schema.js'
 import * as bookSchema from '../src/book/schema.js'
-import { assertKnownKeywords } from './src/book/rules.js'
+import { Ajv } from 'ajv'
+import standalone from 'ajv/dist/standalone/index.js'
+import * as accountValidators from './src/accounts/account-validators.js'
+import * as bookValidators from './src/book/book-validators.js'
 import { strings } from './src/strings/index.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -63,6 +67,36 @@ const schemasAsJson: Plugin = {
   }
 }
 
+/** The page's validator modules, by source path, with the schemas each compiles (by export name). */
+const VALIDATOR_MODULES = new Map<string, Record<string, object>>([
+  [join(WEB, 'src', 'book', 'book-validators.ts'), bookValidators.SCHEMAS],
+  [join(WEB, 'src', 'accounts', 'account-validators.ts'), accountValidators.SCHEMAS]
+])
+
+/** Ajv's standalone ES module of `schemas`: one export a validator, by the same names as the module it replaces. */
+function standaloneValidators(schemas: Record<string, object>): string {
+  const ajv = new Ajv({ ...bookValidators.PAGE_VALIDATION_OPTIONS, code: { source: true, esm: true } })
+  for (const [name, schema] of Object.entries(schemas)) ajv.addSchema(schema, name)
+  // The CommonJS module is the function, and its own `default` too: the typed name is `default`.
+  return standalone.default(ajv, Object.fromEntries(Object.keys(schemas).map((name) => [name, name])))
+}
+
+/** Replaces each validator module with its validators compiled by Ajv ({@link standaloneValidators}). */
+const standaloneValidatorModules: Plugin = {
+  name: 'standalone-validators',
+  setup(setup) {
+    setup.onResolve({ filter: /-validators\.js$/ }, (args) => {
+      const path = resolve(args.resolveDir, args.path).replace(/\.js$/, '.ts')
+      return VALIDATOR_MODULES.has(path) ? { path, namespace: 'standalone-validators' } : undefined
+    })
+    setup.onLoad({ filter: /.*/, namespace: 'standalone-validators' }, (args) => ({
+      contents: standaloneValidators(VALIDATOR_MODULES.get(args.path)!),
+      loader: 'js',
+      resolveDir: ROOT
+    }))
+  }
+}
+
 /** `name-<first 10 hex of the content's SHA-256>.ext`, the naming of every asset. */
 function hashedName(name: string, extension: string, content: Buffer | string): string {
   return `${name}-${createHash('sha256').update(content).digest('hex').slice(0, 10)}.${extension}`
@@ -80,11 +114,9 @@ function filesUnder(folder: string): string[] {
  * Builds the page into {@link WEB_OUTPUT}, replacing what was there.
  *
  * @returns the URL paths of the page's script, styles and icon, as `index.html` names them.
- * @throws when the book schema has a keyword the page cannot check, or esbuild fails.
+ * @throws when Ajv cannot compile a validator, or esbuild fails.
  */
 export async function buildWebPage(): Promise<{ script: string; style: string; icon: string }> {
-  assertKnownKeywords(bookSchema.BookInput, 'BookInput')
-  assertKnownKeywords(bookSchema.BookPatch, 'BookPatch')
   rmSync(WEB_OUTPUT, { recursive: true, force: true })
   mkdirSync(ASSETS, { recursive: true })
 
@@ -104,7 +136,7 @@ export async function buildWebPage(): Promise<{ script: string; style: string; i
     jsxImportSource: 'preact',
     tsconfig: join(WEB, 'tsconfig.json'),
     metafile: true,
-    plugins: [schemasAsJson],
+    plugins: [standaloneValidatorModules, schemasAsJson],
     logLevel: 'warning'
   })
   const entry = Object.entries(result.metafile.outputs).find(([, output]) => output.entryPoint?.endsWith('web/src/main.tsx'))

@@ -9,8 +9,11 @@
  * service runs with WEBHOOK_ALLOW_PRIVATE=true): docs/web-page-webhooks-light.png; and the API
  * tokens view with two tokens, one used: docs/web-page-api-tokens-light.png.
  *
+ * Last, the list on a phone (390 × 844, docs/web-page-phone.png) and the import of a CSV with
+ * five bad rows (docs/web-page-import-errors.png).
+ *
  * Names given after the command make only those pictures: `list`, `history`, `webhooks`,
- * `api-tokens` (`node --import tsx web/screenshots.ts webhooks api-tokens`).
+ * `api-tokens`, `phone`, `import-errors` (`node --import tsx web/screenshots.ts webhooks api-tokens`).
  */
 import { fileURLToPath } from 'node:url'
 import { signToken } from '../test/support/app.js'
@@ -122,6 +125,31 @@ try {
     await page.getByLabel('Name').fill('shop front-end')
     const path = `${DOCS}web-page-api-tokens-light.png`
     await page.screenshot({ path })
+    console.log(`screenshots: wrote ${path}`)
+    await context.close()
+  }
+  // A phone (390 × 844): the list as it opens, light theme (docs/web-page.md "Web page").
+  if (shoot('phone')) {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, colorScheme: 'light' })
+    const page = await context.newPage()
+    await openSignedIn(page, `${server.url}/#/books?sort=-year`, { sub: 'admin', role: 'admin' })
+    await page.getByText(`Books 1 to ${BOOKS.length} of ${BOOKS.length}`).waitFor()
+    const path = `${DOCS}web-page-phone.png`
+    await page.screenshot({ path })
+    console.log(`screenshots: wrote ${path}`)
+    await context.close()
+  }
+  // The import of a CSV with five bad rows, each of another kind.
+  if (shoot('import-errors')) {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 720 }, colorScheme: 'light' })
+    const page = await context.newPage()
+    await openSignedIn(page, `${server.url}/#/transfer`, { sub: 'admin', role: 'admin' })
+    const file = 'title,author,year\nDune,Frank Herbert,19x5\n"Emma"X,Jane Austen,1815\nPersuasion,,1817\nKindred,Octavia E. Butler,1979,extra\nBeloved,Toni Morrison,20000\n'
+    await page.getByLabel('File to import').setInputFiles({ name: 'catalogue.csv', mimeType: 'text/csv', buffer: Buffer.from(file) })
+    const report = page.getByRole('alert').filter({ hasText: '5 rows are invalid' })
+    await report.waitFor()
+    const path = `${DOCS}web-page-import-errors.png`
+    await page.locator('section', { has: report }).screenshot({ path })
     console.log(`screenshots: wrote ${path}`)
     await context.close()
   }

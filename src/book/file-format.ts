@@ -71,13 +71,55 @@ export function csvText(field: string): string {
 /** The CSV columns that hold text, escaped on export by {@link csvCell} and read back by {@link csvText}. */
 const TEXT_COLUMNS = new Set(['title', 'author'])
 
-/** Why a row cannot be read at all (before the book rules are checked). */
-export type FileProblem = { kind: 'columns'; fields: number; header: number } | { kind: 'notJson' } | { kind: 'notObject' }
+/**
+ * How a CSV record is not valid CSV: a quote inside a field that does not start with one, more
+ * after a closing quote, a quote never closed, or another csv-parse error (its message in `detail`).
+ */
+export type CsvFault = 'strayQuote' | 'afterClosingQuote' | 'quoteNotClosed' | 'other'
 
-/** Why a row cannot be read, as `book-service import` lists it (`line N: …`); the page says the same in its own strings. */
+/** Why a row cannot be read at all (before the book rules are checked). */
+export type FileProblem =
+  | { kind: 'columns'; fields: number; header: number }
+  | { kind: 'notJson' }
+  | { kind: 'notObject' }
+  | { kind: 'csv'; fault: CsvFault; detail?: string }
+
+/**
+ * Why a row cannot be read, in plain words, as `book-service import` and the page's import both
+ * list it (`line N: …`).
+ */
 export function describeProblem(problem: FileProblem): string {
-  if (problem.kind === 'columns') return `has ${problem.fields} fields, the header has ${problem.header}`
-  return problem.kind === 'notJson' ? 'is not valid JSON' : 'is not a JSON object'
+  switch (problem.kind) {
+    case 'columns':
+      return `has ${problem.fields} fields, the header has ${problem.header}`
+    case 'notJson':
+      return 'is not valid JSON'
+    case 'notObject':
+      return 'is not a JSON object'
+    case 'csv':
+      return describeCsvFault(problem.fault, problem.detail)
+  }
+}
+
+function describeCsvFault(fault: CsvFault, detail: string | undefined): string {
+  if (fault === 'strayQuote') return 'has a quote inside a field that does not start with one (quote the whole field and double each quote in it: "say ""hi""")'
+  if (fault === 'afterClosingQuote') return 'has more after a closing quote (a quote inside a quoted field is written twice: "")'
+  if (fault === 'quoteNotClosed') return 'opens a quote that is never closed'
+  return `is not valid CSV: ${detail ?? ''}`
+}
+
+/** csv-parse's errors of malformed CSV (`CSV_…`, `INVALID_OPENING_QUOTE`), as opposed to any other error. */
+export function isCsvError(error: unknown): error is Error & { code: string } {
+  const code = (error as { code?: unknown } | null)?.code
+  return typeof code === 'string' && (code.startsWith('CSV_') || code === 'INVALID_OPENING_QUOTE')
+}
+
+/** The problem of a record csv-parse refused with `error`, without csv-parse's own line count. */
+function csvProblem({ code, message }: { code: string; message: string }): FileProblem {
+  if (code === 'INVALID_OPENING_QUOTE') return { kind: 'csv', fault: 'strayQuote' }
+  if (code === 'CSV_INVALID_CLOSING_QUOTE') return { kind: 'csv', fault: 'afterClosingQuote' }
+  if (code === 'CSV_QUOTE_NOT_CLOSED') return { kind: 'csv', fault: 'quoteNotClosed' }
+  return { kind: 'csv', fault: 'other', detail: message.replace(/ at line \d+/, '') }
 }
 
 /** One data row: its first line number (1-based) and its fields, or why it cannot be read. */
@@ -178,4 +220,113 @@ export function formatBooks(books: readonly Book[], format: BookFileFormat, firs
   if (first) text = `${CSV_COLUMNS.join(',')}\r\n`
   for (const book of books) text += `${[book.id, csvField(csvCell(book.title)), csvField(csvCell(book.author)), book.year].join(',')}\r\n`
   return text
+}
+
+/**
+ * The longest text a record is read over while a quote stays open (a valid book row is far
+ * shorter): past it, the quote counts as never closed and the lines after it are read afresh.
+ */
+const MAX_RECORD_CHARACTERS = 64 * 1024
+
+/** The CSV header row itself is not valid CSV: nothing of the file can be read. */
+export class MalformedHeaderError extends Error {
+  constructor(
+    readonly line: number,
+    readonly problem: FileProblem
+  ) {
+    super(`not valid CSV at line ${line}: the header row ${describeProblem(problem)}`)
+    this.name = 'MalformedHeaderError'
+  }
+}
+
+/**
+ * csv-parse's synchronous parse with `relax_column_count` (Node's `csv-parse/sync` on the command
+ * line, the browser build on the page): the records of a text, or a thrown csv-parse error.
+ */
+export type ParseRecords = (text: string) => string[][]
+
+/**
+ * Reads CSV lines record by record from the first malformed record on, so that a malformed record
+ * (a stray quote, a quote never closed) is a problem of that row alone and every row after it is
+ * still read and checked: the one rule by which `book-service import` and the page's import list
+ * every bad row. Slower than csv-parse over the whole text, so both readers parse the file whole
+ * first and start this after the last record read before the error. Lines are fed with their line
+ * ends (a byte order mark of line 1 removed); rows come out in file order.
+ */
+export class CsvRecovery {
+  private readonly queue: string[] = []
+  private record: string[] = []
+  private recordStart: number
+  private next: number
+
+  /**
+   * @param parse the synchronous parser ({@link ParseRecords}).
+   * @param rows the reader that read the records before, its header included.
+   * @param lastGood the last line of the last record read (0 for none): the first line fed is the one after it.
+   */
+  constructor(
+    private readonly parse: ParseRecords,
+    private readonly rows: CsvRowReader,
+    lastGood: number
+  ) {
+    this.recordStart = lastGood + 1
+    this.next = lastGood + 1
+  }
+
+  /**
+   * The rows complete once `line` is read.
+   *
+   * @throws {MalformedHeaderError} when the header row is malformed.
+   */
+  push(line: string): FileRow[] {
+    this.queue.push(line)
+    return [...this.drain(false)]
+  }
+
+  /**
+   * The rows left at the end of the file (a quote still open is a problem of its row).
+   *
+   * @throws {MalformedHeaderError} when the header row is malformed.
+   */
+  end(): FileRow[] {
+    return [...this.drain(true)]
+  }
+
+  private *drain(atEnd: boolean): Generator<FileRow> {
+    for (;;) {
+      const line = this.queue.shift()
+      if (line === undefined && (!atEnd || this.record.length === 0)) return
+      if (line !== undefined) {
+        if (this.record.length === 0) this.recordStart = this.next
+        this.record.push(line)
+        this.next++
+      }
+      let records: string[][]
+      try {
+        records = this.parse(this.record.join(''))
+      } catch (error) {
+        if (!isCsvError(error)) throw error
+        const open = error.code === 'CSV_QUOTE_NOT_CLOSED'
+        if (open && line !== undefined && this.record.join('').length <= MAX_RECORD_CHARACTERS) continue
+        // Over several lines, the quote opened on the first one swallowed the lines after it.
+        const problem = this.record.length > 1 ? csvProblem({ code: 'CSV_QUOTE_NOT_CLOSED', message: '' }) : csvProblem(error)
+        if (!this.rows.sawHeader) throw new MalformedHeaderError(this.recordStart, problem)
+        yield { line: this.recordStart, problem }
+        if (this.record.length > 1) {
+          // Those lines are read again, as records of their own.
+          this.queue.unshift(...this.record.slice(1))
+          this.next = this.recordStart + 1
+          this.rows.skip(this.recordStart)
+        } else this.rows.skip(this.next - 1)
+        this.record = []
+        continue
+      }
+      for (const fields of records) {
+        const row = this.rows.read(fields, this.next - 1)
+        if (row) yield row
+      }
+      if (records.length === 0) this.rows.skip(this.next - 1)
+      this.record = []
+    }
+  }
 }

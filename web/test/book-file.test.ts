@@ -5,11 +5,11 @@ import { join } from 'node:path'
 import { after, describe, test } from 'node:test'
 import { stringify } from 'csv-stringify/sync'
 import fc from 'fast-check'
-import { csvCell, formatBooks } from '../../src/book/file-format.js'
+import { csvCell, describeProblem, formatBooks, type FileProblem } from '../../src/book/file-format.js'
 import * as cli from '../../src/cli/book-file.js'
 import { checkRow } from '../../src/book/validation.js'
 import { BookFileError, formatOf, readRows, type FileRow } from '../src/transfer/book-file.js'
-import { checkRows } from '../src/transfer/import-check.js'
+import { checkRows, problemMessage } from '../src/transfer/import-check.js'
 
 /**
  * The page reads and writes import/export files exactly as `book-service import` and `export`
@@ -19,13 +19,13 @@ import { checkRows } from '../src/transfer/import-check.js'
 const folder = mkdtempSync(join(tmpdir(), 'book-service-web-file-'))
 after(() => rmSync(folder, { recursive: true, force: true }))
 
-/** What the command line reads from `text`. */
+/** What `book-service import` checks in `text`: every row, a record that is not valid CSV among them. */
 async function cliRows(text: string, format: 'csv' | 'ndjson'): Promise<FileRow[] | 'error'> {
   const path = join(folder, `file.${format}`)
   writeFileSync(path, text)
   const rows: FileRow[] = []
   try {
-    for await (const row of cli.readRows(path, format)) rows.push(row)
+    for await (const row of cli.readEveryRow(path, format)) rows.push(row)
   } catch (error) {
     if (error instanceof cli.BookFileError) return 'error'
     throw error
@@ -43,11 +43,26 @@ function pageRows(text: string, format: 'csv' | 'ndjson'): FileRow[] | 'error' {
   }
 }
 
+/**
+ * The file of docs/web-page.md "Web page" (Import): five bad rows, each of another kind (line 2
+ * year, line 3 a quote, line 4 an empty author, line 5 the field count, line 6 year).
+ */
+const FIVE_BAD_ROWS = 'title,author,year\nDune,Frank Herbert,19x5\n"Emma"X,Jane Austen,1815\nPersuasion,,1817\nKindred,Octavia E. Butler,1979,extra\nBeloved,Toni Morrison,20000\nGood,Row,2000\n'
+
+/** Stray quotes of every kind, a quoted line break, a quote never closed (test/cli/errors.test.ts's file). */
+const QUOTES_CSV =
+  'id,title,author,year\r\n1,Fine,Author,1999\r\n2,Say "hi",Author,2000\r\n3,"Quoted" after,Author,2001\r\n4,,Author,2002\r\n' +
+  '5,"Two\r\nlines, fine",Author,2003\r\n6,"Never closed,Author,2004\r\n7,Fine again,Author,2005\r\n8,Bad year,Author,20.5\r\n'
+
 const csvFiles = [
+  FIVE_BAD_ROWS,
   'title,author,year\nDune,Frank Herbert,1965\n',
   '\ufeffID, Title ,AUTHOR,year,notes\r\n7,"Dune, Messiah","Frank ""the"" Herbert",1969,x\r\n\r\n8,"two\nlines",Someone, -44 \r\n',
   'title,author,year\nOnly,two\nA,B,1965.0\nA,B,+12\nA,B,\n',
   'title,author,year\n"unclosed,quote,1\n',
+  'title,author,year\nA,"open\nB,C,1\nD,E,2\n',
+  'id,ti"tle,author,year\r\n1,A,B,1\r\n',
+  QUOTES_CSV,
   '',
   '\n\n',
   'year,title,author\r1999,Mac,Line ends\r'
@@ -88,6 +103,35 @@ describe('import and export files, as the command line reads and writes them', (
       { line: 4, reason: 'Year must be a whole number.' },
       { line: 5, reason: 'has 2 fields, the header has 3' }
     ])
+  })
+
+  test('every bad row of a malformed CSV is listed, as book-service import lists it', () => {
+    const check = checkRows(readRows(FIVE_BAD_ROWS, 'csv'))
+    assert.deepEqual(check.invalid, [
+      { line: 2, reason: 'Year must be a whole number.' },
+      { line: 3, reason: 'has more after a closing quote (a quote inside a quoted field is written twice: "")' },
+      { line: 4, reason: 'Author is required.' },
+      { line: 5, reason: 'has 4 fields, the header has 3' },
+      { line: 6, reason: 'Year must be from -9999 to 9999.' }
+    ])
+    assert.deepEqual(check.rows, [{ line: 7, book: { title: 'Good', author: 'Row', year: 2000 } }])
+    assert.deepEqual(
+      checkRows(readRows(QUOTES_CSV, 'csv')).invalid.map((row) => row.line),
+      [3, 4, 5, 8, 10]
+    )
+  })
+
+  test('a row that cannot be read is described in the command line’s words', () => {
+    const problems: FileProblem[] = [
+      { kind: 'columns', fields: 4, header: 3 },
+      { kind: 'notJson' },
+      { kind: 'notObject' },
+      { kind: 'csv', fault: 'strayQuote' },
+      { kind: 'csv', fault: 'afterClosingQuote' },
+      { kind: 'csv', fault: 'quoteNotClosed' },
+      { kind: 'csv', fault: 'other', detail: 'Invalid Record Length' }
+    ]
+    for (const problem of problems) assert.equal(problemMessage(problem), describeProblem(problem))
   })
 
   /**

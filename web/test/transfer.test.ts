@@ -5,7 +5,7 @@ import type { Browser, Page } from 'playwright-core'
 import { call } from '../../test/support/client.js'
 import { removeDirectory, startServer, temporaryDirectory, type RunningServer } from '../../test/support/server.js'
 import { formatBooks } from '../../src/book/file-format.js'
-import { assertNoProblems, launchBrowser, openSignedIn, skip, watchPage, type PageWatch } from './support/browser.js'
+import { assertNoProblems, launchBrowser, openSignedIn, skip, violationsInBothThemes, watchPage, type PageWatch } from './support/browser.js'
 
 /**
  * Import and export from the page against the real service: an export is the collection in the
@@ -72,6 +72,23 @@ describe('the web page: import and export', { timeout: 180_000 }, () => {
     ])
     assert.equal(await page.getByRole('button', { name: /^Import/ }).count(), 0)
     assert.deepEqual(watch.requests().filter((request) => request.startsWith('POST')), [])
+  })
+
+  test('import: a malformed CSV lists every bad row in plain words, as book-service import does', { skip }, async () => {
+    const file = 'title,author,year\nDune,Frank Herbert,19x5\n"Emma"X,Jane Austen,1815\nPersuasion,,1817\nKindred,Octavia E. Butler,1979,extra\nBeloved,Toni Morrison,20000\n'
+    await page.getByLabel('File to import').setInputFiles({ name: 'five-bad-rows.csv', mimeType: 'text/csv', buffer: Buffer.from(file) })
+    const report = page.getByRole('alert').filter({ hasText: '5 rows are invalid; nothing will be sent until they are corrected.' })
+    await report.waitFor()
+    assert.deepEqual(await report.getByRole('listitem').allInnerTexts(), [
+      'Line 2: Year must be a whole number.',
+      'Line 3: has more after a closing quote (a quote inside a quoted field is written twice: "")',
+      'Line 4: Author is required.',
+      'Line 5: has 4 fields, the header has 3',
+      'Line 6: Year must be from -9999 to 9999.'
+    ])
+    assert.equal(await page.getByText(/Invalid Closing Quote|cannot be read/).count(), 0)
+    assert.deepEqual(watch.requests().filter((request) => request.startsWith('POST')), [])
+    assert.deepEqual(await violationsInBothThemes(page, 'import errors'), [])
   })
 
   test('import: a valid file is sent row by row, with progress and a summary', { skip }, async () => {

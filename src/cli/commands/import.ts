@@ -3,8 +3,8 @@ import { Command } from 'commander'
 import { checkRow } from '../../book/validation.js'
 import { REPORTED_CONFLICTS, type ImportRow } from '../../storage/contracts/book-transfer.js'
 import { openTransfer } from '../../storage/open.js'
-import type { BookFileFormat } from '../../book/file-format.js'
-import { BookFileError, formatOfName, formatOption, readEveryRow, readRows, rowProblemText } from '../book-file.js'
+import { describeProblem, type BookFileFormat } from '../../book/file-format.js'
+import { BookFileError, formatOfName, formatOption, readEveryRow, readRows } from '../book-file.js'
 import { configOrExit, fail, openOrExit, reportRetry } from '../exit.js'
 import { CONFIGURATION_HELP } from '../help.js'
 import { bookCount, progressLine } from '../progress.js'
@@ -47,7 +47,7 @@ async function validate(file: string, format: BookFileFormat, keepIds: boolean):
   let maxId = 0
   const progress = progressLine('checking')
   for await (const item of readEveryRow(file, format)) {
-    const checked = 'problem' in item ? rowProblemText(item.problem) : checkRow(item.value, keepIds)
+    const checked = 'problem' in item ? describeProblem(item.problem) : checkRow(item.value, keepIds)
     if (typeof checked === 'string') {
       if (refusals.length < REPORTED_CONFLICTS) refusals.push({ line: item.line, problem: checked })
       invalid++
@@ -65,7 +65,7 @@ async function* batches(file: string, format: BookFileFormat, keepIds: boolean):
   let batch: ImportRow[] = []
   const progress = progressLine('import')
   for await (const item of readRows(file, format)) {
-    const row = 'problem' in item ? rowProblemText(item.problem) : checkRow(item.value, keepIds)
+    const row = 'problem' in item ? describeProblem(item.problem) : checkRow(item.value, keepIds)
     // Valid in the first pass: the file changed since. Throwing rolls the transaction back.
     if (typeof row === 'string') throw new Error(`${file} changed while importing (line ${item.line}: ${row})`)
     batch.push({ line: item.line, row })

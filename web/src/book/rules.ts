@@ -1,30 +1,12 @@
-import { BookInput } from '../../../src/book/schema.js'
+import type { ErrorObject } from 'ajv'
+import { YEAR_RANGE } from '../../../src/book/schema.js'
+import { validateBookInput } from './book-validators.js'
 
 /**
- * The rules of a book's fields, read from the Book schema the API validates with
- * (`src/book/schema.ts`, `docs/contract.md` "Book bodies"). The page's build replaces that module
- * with the schemas as plain JSON (`web/build.ts`), so the browser gets the same numbers and
- * pattern without TypeBox; this module interprets the few JSON Schema keywords those schemas use,
- * and {@link assertKnownKeywords} (run by the build and the tests) fails on any other, so a rule
- * added to the schema cannot be silently skipped here.
+ * A book's fields as the page checks them: Ajv's validator of the Book schema the API validates
+ * with (`book-validators.ts`, compiled at build time; docs/contract.md "Book bodies"), its errors
+ * turned into one failure a field, for the message next to the field (`messages.ts`).
  */
-
-/** The JSON Schema subset of the book's field schemas. */
-export interface FieldSchema {
-  type?: 'string' | 'integer'
-  minLength?: number
-  maxLength?: number
-  pattern?: string
-  minimum?: number
-  maximum?: number
-}
-
-/** An object schema: the book body. */
-export interface ObjectSchema {
-  type: 'object'
-  required?: string[]
-  properties: Record<string, FieldSchema>
-}
 
 /** The fields of a book a person types. */
 export type BookField = 'title' | 'author' | 'year'
@@ -44,94 +26,52 @@ export type RuleFailure =
   | { rule: 'maxLength'; limit: number }
   | { rule: 'range'; minimum: number; maximum: number }
 
-/** Keywords that only describe (documentation), never constrain. */
-const ANNOTATIONS = new Set(['description', 'examples', 'title', 'default'])
-const FIELD_KEYWORDS = new Set(['type', 'minLength', 'maxLength', 'pattern', 'minimum', 'maximum'])
-const OBJECT_KEYWORDS = new Set(['type', 'required', 'properties', 'additionalProperties'])
-
-/**
- * Throws when `schema` (an object schema of books) uses a keyword this module does not check.
- *
- * @throws {Error} naming the keyword and where it is.
- */
-export function assertKnownKeywords(schema: unknown, where = 'schema'): void {
-  const object = schema as Record<string, unknown>
-  for (const key of Object.keys(object)) {
-    if (!OBJECT_KEYWORDS.has(key) && !ANNOTATIONS.has(key)) throw new Error(`${where}: keyword ${key} is not checked by the page`)
-  }
-  for (const [name, field] of Object.entries(object.properties as Record<string, Record<string, unknown>>)) {
-    for (const key of Object.keys(field)) {
-      if (!FIELD_KEYWORDS.has(key) && !ANNOTATIONS.has(key)) {
-        throw new Error(`${where}.properties.${name}: keyword ${key} is not checked by the page`)
-      }
-    }
+/** The failure an Ajv error means for `value`, the field's value; undefined for a keyword no message names. */
+function failureOf(error: ErrorObject, value: unknown): RuleFailure | undefined {
+  switch (error.keyword) {
+    case 'required':
+      return { rule: 'required' }
+    case 'type':
+      return { rule: 'type', expected: error.params.type === 'integer' ? 'integer' : 'string' }
+    case 'minLength':
+      return value === '' ? { rule: 'required' } : { rule: 'blank' }
+    case 'pattern':
+      return value === '' ? { rule: 'required' } : { rule: 'blank' }
+    case 'maxLength':
+      return { rule: 'maxLength', limit: error.params.limit as number }
+    case 'minimum':
+    case 'maximum':
+      return { rule: 'range', ...yearBounds() }
+    default:
+      return undefined
   }
 }
 
-/** The body schema of `POST /book` (every field required). */
-export const bookInputSchema = BookInput as unknown as ObjectSchema
-
-const patterns = new Map<string, RegExp>()
-
-/** JSON Schema's `pattern`: an ECMAScript regular expression with the `u` flag, not anchored. */
-function patternOf(source: string): RegExp {
-  let compiled = patterns.get(source)
-  if (!compiled) patterns.set(source, (compiled = new RegExp(source, 'u')))
-  return compiled
-}
+/** The order a person reads the messages in: the type first, then emptiness, then the rest. */
+const PRECEDENCE: RuleFailure['rule'][] = ['type', 'required', 'blank', 'maxLength', 'range']
 
 /**
- * Checks `value` against one field's schema, in the order a person reads the messages: type,
- * then emptiness and the text pattern, then length; for integers the range.
+ * Checks a book body with `POST /book`'s rules: every field present and valid. Fields the schema
+ * does not name are ignored, as the API ignores them.
  *
- * @returns undefined when the value is valid, else the first {@link RuleFailure}.
+ * @returns the first failure by field ({@link PRECEDENCE}); an empty object when the body is valid.
  */
-export function checkField(schema: FieldSchema, value: unknown): RuleFailure | undefined {
-  if (schema.type === 'string') {
-    if (typeof value !== 'string') return { rule: 'type', expected: 'string' }
-    // Lengths count code points, as JSON Schema (and the API) do.
-    const length = [...value].length
-    if (length === 0) return { rule: 'required' }
-    if (schema.minLength !== undefined && length < schema.minLength) return { rule: 'blank' }
-    if (schema.pattern !== undefined && !patternOf(schema.pattern).test(value)) return { rule: 'blank' }
-    if (schema.maxLength !== undefined && length > schema.maxLength) return { rule: 'maxLength', limit: schema.maxLength }
-    return undefined
-  }
-  if (schema.type === 'integer') {
-    if (typeof value !== 'number' || !Number.isInteger(value)) return { rule: 'type', expected: 'integer' }
-    const minimum = schema.minimum ?? -Infinity
-    const maximum = schema.maximum ?? Infinity
-    if (value < minimum || value > maximum) return { rule: 'range', minimum, maximum }
-  }
-  return undefined
-}
-
-/**
- * Checks a whole book body (`POST /book` when `schema` is {@link bookInputSchema}): every
- * required field present, each present field valid. Fields the schema does not name are ignored,
- * as the API ignores them.
- *
- * @returns the failures by field; an empty object when the body is valid.
- */
-export function checkBook(value: Record<string, unknown>, schema: ObjectSchema = bookInputSchema): Partial<Record<BookField, RuleFailure>> {
+export function checkBook(value: Record<string, unknown>): Partial<Record<BookField, RuleFailure>> {
   const failures: Partial<Record<BookField, RuleFailure>> = {}
-  for (const field of BOOK_FIELDS) {
-    const fieldSchema = schema.properties[field]
-    if (!fieldSchema) continue
-    if (value[field] === undefined) {
-      if (schema.required?.includes(field)) failures[field] = { rule: 'required' }
-      continue
-    }
-    const failure = checkField(fieldSchema, value[field])
-    if (failure) failures[field] = failure
+  if (validateBookInput(value)) return failures
+  for (const error of validateBookInput.errors ?? []) {
+    const field = (error.keyword === 'required' ? error.params.missingProperty : error.instancePath.slice(1)) as BookField
+    if (!BOOK_FIELDS.includes(field)) continue
+    const failure = failureOf(error, value[field])
+    const known = failures[field]
+    if (failure && (!known || PRECEDENCE.indexOf(failure.rule) < PRECEDENCE.indexOf(known.rule))) failures[field] = failure
   }
   return failures
 }
 
 /** The year's bounds from the schema (for the filters' checks and the form's hints). */
 export function yearBounds(): { minimum: number; maximum: number } {
-  const year = bookInputSchema.properties.year!
-  return { minimum: year.minimum ?? -Infinity, maximum: year.maximum ?? Infinity }
+  return { minimum: YEAR_RANGE.minimum, maximum: YEAR_RANGE.maximum }
 }
 
 /**

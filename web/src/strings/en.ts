@@ -177,8 +177,7 @@ export const en = {
     confirm: 'Restore this version',
     restoring: 'Restoring…',
     restored: (title: string, version: number) => `Restored “${title}” to version ${version}.`,
-    stale: 'Someone changed the book meanwhile; the history is shown again. Check it and restore again if you still want to.',
-    close: 'Close'
+    stale: 'Someone changed the book meanwhile; the history is shown again. Check it and restore again if you still want to.'
   },
 
   undo: {
@@ -258,9 +257,15 @@ export const en = {
     refused: (count: number) => (count === 1 ? 'The service refused 1 row:' : `The service refused ${count} rows:`),
     unsent: (count: number) =>
       `${count} could not be sent. Run the same import again to send them: the rows already stored are not stored twice.`,
-    columnCount: (fields: number, header: number) => `has ${fields} fields, the header has ${header}`,
-    notJson: 'is not valid JSON',
-    notObject: 'is not a JSON object',
+    problems: {
+      columnCount: (fields: number, header: number) => `has ${fields} fields, the header has ${header}`,
+      notJson: 'is not valid JSON',
+      notObject: 'is not a JSON object',
+      strayQuote: 'has a quote inside a field that does not start with one (quote the whole field and double each quote in it: "say ""hi""")',
+      afterClosingQuote: 'has more after a closing quote (a quote inside a quoted field is written twice: "")',
+      quoteNotClosed: 'opens a quote that is never closed',
+      notCsv: (detail: string) => `is not valid CSV: ${detail}`
+    },
     noHeader: 'the file is empty (a CSV file starts with the header row title,author,year)'
   },
 

@@ -1,5 +1,16 @@
 import { parse } from 'csv-parse/browser/esm/sync'
-import { CSV_PARSE_OPTIONS, CsvRowReader, formatOfExtension, ndjsonRow, type BookFileFormat, type FileRow } from '../../../src/book/file-format.js'
+import {
+  CSV_PARSE_OPTIONS,
+  CsvRecovery,
+  CsvRowReader,
+  formatOfExtension,
+  isCsvError,
+  MalformedHeaderError,
+  ndjsonRow,
+  type BookFileFormat,
+  type FileRow,
+  type ParseRecords
+} from '../../../src/book/file-format.js'
 
 /**
  * The book files of `book-service export` and `import` as the page reads them: from the text of a
@@ -11,7 +22,7 @@ import { CSV_PARSE_OPTIONS, CsvRowReader, formatOfExtension, ndjsonRow, type Boo
 
 export type { BookFileFormat, FileProblem, FileRow } from '../../../src/book/file-format.js'
 
-/** The file as a whole cannot be read: malformed CSV (with the csv-parse message), or no header. */
+/** The file as a whole cannot be read: a malformed CSV header row, or no header. */
 export class BookFileError extends Error {
   constructor(
     readonly kind: 'csv' | 'noHeader',
@@ -32,21 +43,48 @@ export function formatOf(name: string, text: string): BookFileFormat {
   return text.replace(/^\ufeff/, '').trimStart().startsWith('{') ? 'ndjson' : 'csv'
 }
 
+/** The browser build's synchronous parse of one record's lines. */
+const parseRecord: ParseRecords = (text) => parse(text, { relax_column_count: true }) as string[][]
+
+/** The lines of `text` after its first `skipped`, each with its line end (LF, so CR LF too); a byte order mark of line 1 removed. */
+function linesAfter(text: string, skipped: number): string[] {
+  const lines = text.replace(/^\ufeff/, '').match(/[^\n]*\n|[^\n]+$/g) ?? []
+  return lines.slice(skipped)
+}
+
 /**
- * The rows of a CSV text by the rules of {@link CsvRowReader}.
+ * The rows of a CSV text by the rules of {@link CsvRowReader}; a record that is not valid CSV
+ * (a stray quote, a quote never closed) is a row with a `csv` problem and the rows after it are
+ * still read, by the rule `book-service import` follows too ({@link CsvRecovery}).
  *
- * @throws {BookFileError} when the CSV is malformed (e.g. a quote never closed) or has no header.
+ * @throws {BookFileError} when the header is malformed or missing.
  */
 function csvRows(text: string): FileRow[] {
-  let records: { record: string[]; info: { lines: number } }[]
-  try {
-    records = parse(text, CSV_PARSE_OPTIONS) as unknown as typeof records
-  } catch (error) {
-    const { message, lines } = error as Error & { lines?: number }
-    throw new BookFileError('csv', `${lines ? `line ${lines}: ` : ''}${message}`)
-  }
   const reader = new CsvRowReader()
-  const rows = records.map(({ record, info }) => reader.read(record, info.lines)).filter((row) => row !== undefined)
+  const rows: FileRow[] = []
+  let lastGood = 0
+  try {
+    parse(text, {
+      ...CSV_PARSE_OPTIONS,
+      info: false,
+      on_record: (record: string[], { lines }: { lines: number }) => {
+        const row = reader.read(record, lines)
+        lastGood = lines
+        if (row) rows.push(row)
+        return null
+      }
+    })
+  } catch (error) {
+    if (!isCsvError(error)) throw error
+    const recovery = new CsvRecovery(parseRecord, reader, lastGood)
+    try {
+      for (const line of linesAfter(text, lastGood)) rows.push(...recovery.push(line))
+      rows.push(...recovery.end())
+    } catch (malformed) {
+      if (malformed instanceof MalformedHeaderError) throw new BookFileError('csv', malformed.message)
+      throw malformed
+    }
+  }
   if (!reader.sawHeader) throw new BookFileError('noHeader', 'no header')
   return rows
 }
@@ -62,7 +100,7 @@ function ndjsonRows(text: string): FileRow[] {
 /**
  * The rows of `text` in `format`, in file order.
  *
- * @throws {BookFileError} when the file is malformed beyond single rows (CSV only).
+ * @throws {BookFileError} when a CSV file's header is malformed or missing.
  */
 export function readRows(text: string, format: BookFileFormat): FileRow[] {
   return format === 'csv' ? csvRows(text) : ndjsonRows(text)

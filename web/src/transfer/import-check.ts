@@ -22,9 +22,22 @@ export interface ImportCheck {
   invalid: InvalidRow[]
 }
 
-function problemMessage(problem: FileProblem): string {
-  if (problem.kind === 'columns') return strings.transfer.columnCount(problem.fields, problem.header)
-  return problem.kind === 'notJson' ? strings.transfer.notJson : strings.transfer.notObject
+/**
+ * Why a row cannot be read, in the page's strings: the words `book-service import` uses
+ * (`describeProblem` in src/book/file-format.ts; web/test/book-file.test.ts holds them equal).
+ */
+export function problemMessage(problem: FileProblem): string {
+  const words = strings.transfer.problems
+  switch (problem.kind) {
+    case 'columns':
+      return words.columnCount(problem.fields, problem.header)
+    case 'notJson':
+      return words.notJson
+    case 'notObject':
+      return words.notObject
+    case 'csv':
+      return problem.fault === 'other' ? words.notCsv(problem.detail ?? '') : words[problem.fault]
+  }
 }
 
 /**

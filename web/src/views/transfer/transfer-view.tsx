@@ -1,14 +1,11 @@
 import { useId, useState } from 'preact/hooks'
 import { strings } from '../../strings/index.js'
-import { formatBooks } from '../../../../src/book/file-format.js'
-import { BookFileError, formatOf, readRows, type BookFileFormat } from '../../transfer/book-file.js'
+import { BookFileError, formatOf, readRows } from '../../transfer/book-file.js'
 import { checkRows, type ImportCheck } from '../../transfer/import-check.js'
 import { importKeyPrefix, runImport, type ImportOutcome } from '../../transfer/import-run.js'
 import { useUi } from '../../app-context.js'
-import { errorMessage } from '../../ui/error-message.js'
-
-/** Invalid rows listed by line; more are counted (as `book-service import` does). */
-const LISTED = 20
+import { ExportBooks } from './export-books.js'
+import { RowList } from './row-list.js'
 
 /** A file read and checked, ready to import when it has no invalid row. */
 interface CheckedFile {
@@ -28,34 +25,10 @@ interface CheckedFile {
 export function TransferView() {
   const { client, announce } = useUi()
   const fileId = useId()
-  const [exporting, setExporting] = useState(false)
-  const [exportError, setExportError] = useState<string>()
   const [file, setFile] = useState<CheckedFile>()
   const [fileError, setFileError] = useState<string>()
   const [progress, setProgress] = useState<{ done: number; total: number }>()
   const [outcome, setOutcome] = useState<ImportOutcome>()
-
-  async function download(format: BookFileFormat) {
-    setExporting(true)
-    setExportError(undefined)
-    try {
-      const books = await client.listBooks()
-      const blob = new Blob([formatBooks(books, format)], { type: format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson' })
-      const url = URL.createObjectURL(blob)
-      const link = document.createElement('a')
-      link.href = url
-      link.download = `books-${new Date().toISOString().slice(0, 10)}.${format}`
-      document.body.append(link)
-      link.click()
-      link.remove()
-      setTimeout(() => URL.revokeObjectURL(url), 60_000)
-      announce(strings.transfer.exported(books.length))
-    } catch (error) {
-      setExportError(errorMessage(error))
-    } finally {
-      setExporting(false)
-    }
-  }
 
   async function choose(chosen: File | undefined) {
     setFile(undefined)
@@ -90,24 +63,7 @@ export function TransferView() {
       <div class="view-head">
         <h1 tabIndex={-1}>{strings.transfer.title}</h1>
       </div>
-      <section class="card" aria-labelledby="export-title">
-        <h2 id="export-title">{strings.transfer.exportTitle}</h2>
-        <p class="muted">{strings.transfer.exportIntro}</p>
-        <div class="buttons">
-          <button type="button" disabled={exporting} onClick={() => void download('ndjson')}>
-            {strings.transfer.exportNdjson}
-          </button>
-          <button type="button" disabled={exporting} onClick={() => void download('csv')}>
-            {strings.transfer.exportCsv}
-          </button>
-        </div>
-        {exporting && <p aria-busy="true">{strings.transfer.exporting}</p>}
-        {exportError && (
-          <p class="form-error" role="alert">
-            {exportError}
-          </p>
-        )}
-      </section>
+      <ExportBooks />
       <section class="card" aria-labelledby="import-title">
         <h2 id="import-title">{strings.transfer.importTitle}</h2>
         <p class="muted">{strings.transfer.importIntro}</p>
@@ -129,12 +85,7 @@ export function TransferView() {
         {file && invalid.length > 0 && (
           <div class="import-invalid" role="alert">
             <p>{strings.transfer.invalid(invalid.length)}</p>
-            <ul>
-              {invalid.slice(0, LISTED).map((row) => (
-                <li key={row.line}>{strings.transfer.line(row.line, row.reason)}</li>
-              ))}
-              {invalid.length > LISTED && <li>{strings.transfer.more(invalid.length - LISTED)}</li>}
-            </ul>
+            <RowList rows={invalid} />
           </div>
         )}
         {file && invalid.length === 0 && (
@@ -157,12 +108,7 @@ export function TransferView() {
             {outcome.refused.length > 0 && (
               <>
                 <p>{strings.transfer.refused(outcome.refused.length)}</p>
-                <ul>
-                  {outcome.refused.slice(0, LISTED).map((row) => (
-                    <li key={row.line}>{strings.transfer.line(row.line, row.message)}</li>
-                  ))}
-                  {outcome.refused.length > LISTED && <li>{strings.transfer.more(outcome.refused.length - LISTED)}</li>}
-                </ul>
+                <RowList rows={outcome.refused.map(({ line, message }) => ({ line, reason: message }))} />
               </>
             )}
             {outcome.unsent.length > 0 && <p>{strings.transfer.unsent(outcome.unsent.length)}</p>}
