@@ -29,7 +29,7 @@ const TSC = join(ROOT, 'node_modules/typescript/bin/tsc')
 function docsExample(): string {
   const section = readFileSync(join(ROOT, 'docs/api.md'), 'utf8').split('\n## Programs\n')[1] ?? ''
   const block = /```ts\n([\s\S]*?)```/.exec(section)?.[1]
-  assert.ok(block?.includes("from 'openapi-fetch'"), 'docs/api.md "Programs" has the openapi-fetch example')
+  assert.ok(block !== undefined && block.includes("from 'openapi-fetch'"), 'docs/api.md "Programs" has the openapi-fetch example')
   return block
 }
 
