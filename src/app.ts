@@ -13,6 +13,7 @@ import { ChangeFeed } from './feed/change-feed.js'
 import { tokenLeases } from './feed/token-lease.js'
 import { retryDelaysMs, trustProxyOption, type Config } from './config.js'
 import { apiDocument } from './http/api-document/openapi.js'
+import { DOCUMENT_SCHEMAS } from './routes/document-schemas.js'
 import { clientErrorHandler, trackAnswers } from './http/errors/client-error.js'
 import { badUrlHandler, errorHandlerWith, notFoundHandler } from './http/errors/error-handler.js'
 import { methodNotAllowed } from './http/errors/method-not-allowed.js'
@@ -135,7 +136,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Before the routes, so they apply to every route: CORS, the API document, metrics.
   const origins = corsOrigins(config.CORS_ORIGINS)
   if (origins) await registerCors(app, origins)
-  await apiDocument(app)
+  await apiDocument(app, DOCUMENT_SCHEMAS)
   // One reader of the change log per process, shared by every stream of GET /books/changes.
   const feed = new ChangeFeed(database.changes, {
       maxSubscribers: config.FEED_MAX_SUBSCRIBERS,

@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox'
+import { publishedAs } from '../book/parameter-types.js'
 import { RoleName } from './schema.js'
 
 /*
@@ -23,7 +24,7 @@ export function isTokenId(id: unknown): id is string {
 
 const Id = Type.String({ description: 'The token\'s id, also its `jti` claim.' })
 const Name = Type.String({ description: 'What the token is for, as given when created.' })
-const Time = (description: string) => Type.String({ description: `${description}: RFC 3339, UTC.` })
+const Time = (description: string) => Type.String({ format: 'date-time', description: `${description}: RFC 3339, UTC.` })
 const NullableTime = (description: string) => Type.Union([Time(description), Type.Null()])
 
 /** One API token as `GET /tokens` answers it: never the token itself. */
@@ -85,9 +86,9 @@ export type ApiTokenInput = Static<typeof ApiTokenInput>
 
 /** Query of `GET /tokens`. */
 export const ApiTokensQuery = Type.Object({
-  all: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')], {
+  all: publishedAs(Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')], {
     description: '`true` (admins): every account\'s tokens, each with its `username`.'
-  }))
+  })), { type: 'boolean' })
 })
 
 /** Path parameters of `DELETE /tokens/{id}`. */

@@ -67,8 +67,8 @@ export const Account = Type.Object(
   {
     username: Type.String({ description: 'As given when created (lookups ignore case).' }),
     role: RoleName,
-    created_at: Type.String({ description: 'When it was created: ISO 8601, UTC.' }),
-    updated_at: Type.String({ description: 'When its password or role last changed: ISO 8601, UTC.' })
+    created_at: Type.String({ format: 'date-time', description: 'When it was created: ISO 8601, UTC.' }),
+    updated_at: Type.String({ format: 'date-time', description: 'When its password or role last changed: ISO 8601, UTC.' })
   },
   {
     additionalProperties: false,

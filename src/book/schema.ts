@@ -1,4 +1,6 @@
 import Type, { type Static } from 'typebox'
+import { MAX_BOOK_ID } from './id.js'
+import { publishedAs } from './parameter-types.js'
 
 /**
  * The Book resource (docs/contract.md "Wire", "Book bodies"), and the one place its rules live:
@@ -62,5 +64,7 @@ export type BookPatch = Pick<Static<typeof BookPatch>, 'title' | 'author' | 'yea
 
 /** Path parameters of the /book/{id} routes. The id is matched by the route handler, not here. */
 export const BookParams = Type.Object({
-  id: Type.String({ description: 'Decimal digits, 1 to 2^53-1; anything else is answered 404.', examples: ['1'] })
+  id: publishedAs(Type.String({ description: 'Decimal digits, 1 to 2^53-1; anything else is answered 404.', examples: ['1'] }), {
+    type: 'integer', minimum: 1, maximum: MAX_BOOK_ID
+  })
 })

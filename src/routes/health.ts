@@ -24,6 +24,7 @@ export async function healthRoutes(app: FastifyInstance, options: { database: Pi
         tags,
         operationId: 'liveness',
         summary: 'Liveness: the process runs',
+        description: 'Answers 200 while the process can answer at all; it does not touch the storage (use it as a liveness probe).',
         response: { 200: successResponse(Type.Null(), Messages.ok, 'the process runs.') }
       }
     },
@@ -34,6 +35,7 @@ export async function healthRoutes(app: FastifyInstance, options: { database: Pi
     tags,
     operationId: 'readiness',
     summary: 'Readiness: the storage answers',
+    description: 'Answers 200 when the storage answers and takes writes, else 503 (use it as a readiness probe).',
     response: {
       200: successResponse(Type.Null(), Messages.ok, 'the process runs and the storage answers.'),
       503: unavailableResponse

@@ -7,7 +7,7 @@ import type { LoginLimits } from '../auth/login-limits.js'
 import { hashPassword, verifyPassword } from '../auth/password.js'
 import type { TokenGenerations } from '../auth/token-generations.js'
 import { envelopeOf } from '../http/envelope.js'
-import { errorResponse, invalidInputResponse, successResponse } from '../http/api-document/response-schemas.js'
+import { errorResponse, invalidInputResponse, retryAfterHeader, successResponse, withHeaders } from '../http/api-document/response-schemas.js'
 import { HttpError } from '../http/errors/http-error.js'
 import { assertValidBody } from '../http/pipeline/json-body.js'
 import { Messages } from '../http/messages.js'
@@ -69,9 +69,12 @@ export async function ownPasswordRoute(app: FastifyInstance, options: OwnPasswor
             Messages.wrongCurrentPassword
           ]),
           404: errorResponse(404, `\`${Messages.userNotFound}\`: the token's account no longer exists.`, [Messages.userNotFound]),
-          429: errorResponse(429, `\`${Messages.tooManyRequests}\`: too many wrong passwords for this account; \`Retry-After\` says when to try again.`, [
-            Messages.tooManyRequests
-          ])
+          429: withHeaders(
+            errorResponse(429, `\`${Messages.tooManyRequests}\`: too many wrong passwords for this account; \`Retry-After\` says when to try again.`, [
+              Messages.tooManyRequests
+            ]),
+            { 'retry-after': retryAfterHeader }
+          )
         }
       }
     },

@@ -83,6 +83,7 @@ export async function webhooksRoutes(app: FastifyInstance, options: WebhooksOpti
     {
       schema: {
         tags, operationId: 'listWebhooks', summary: 'List webhook endpoints (admin)',
+        description: 'Every endpoint, oldest first, with its events, whether it is enabled and why not; secrets are never listed.',
         response: { 200: successResponse(Type.Array(Webhook), Messages.webhooksListed, 'every endpoint, oldest first; never a secret.') }
       }
     },
@@ -121,6 +122,7 @@ export async function webhooksRoutes(app: FastifyInstance, options: WebhooksOpti
     {
       schema: {
         tags, operationId: 'getWebhook', summary: 'Get a webhook endpoint (admin)', params: WebhookParams,
+        description: 'One endpoint as listed: its URL, events, description, whether it is enabled and why not; never its secret.',
         response: { 200: successResponse(Webhook, Messages.webhookRetrieved, 'the endpoint; never its secret.'), 404: notFoundResponse }
       }
     },

@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox'
+import { publishedAs } from '../book/parameter-types.js'
 
 /*
  * The schemas of the /webhooks routes (docs/contract.md "Webhooks"; docs/webhooks.md): validation,
@@ -21,7 +22,7 @@ export const Webhook = Type.Object(
     description: Type.Union([Type.String(), Type.Null()]),
     enabled: Type.Boolean(),
     disabled_reason: Type.Union([Type.String(), Type.Null()], { description: 'Why the endpoint was disabled (410, the retry schedule run out, an admin).' }),
-    created_at: Type.String({ description: 'ISO 8601 UTC.' })
+    created_at: Type.String({ format: 'date-time', description: 'ISO 8601 UTC.' })
   },
   { additionalProperties: false }
 )
@@ -72,7 +73,7 @@ export const RotatedSecret = Type.Object(
   {
     id: Type.String(),
     secret: Type.String({ description: 'The new signing secret (`whsec_…`): shown only in this answer.' }),
-    previous_secret_expires_at: Type.String({ description: 'ISO 8601 UTC: until then deliveries carry both signatures.' })
+    previous_secret_expires_at: Type.String({ format: 'date-time', description: 'ISO 8601 UTC: until then deliveries carry both signatures.' })
   },
   { additionalProperties: false }
 )
@@ -88,8 +89,8 @@ export const Delivery = Type.Object(
     status: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')]),
     http_status: Type.Union([Type.Integer(), Type.Null()], { description: 'The last answer\'s status; null when none came.' }),
     error: Type.Union([Type.String(), Type.Null()], { description: 'Why the last attempt failed.' }),
-    at: Type.String({ description: 'When the last attempt ended, ISO 8601 UTC.' }),
-    next_attempt_at: Type.Union([Type.String(), Type.Null()], { description: 'When the next attempt is due (pending only), ISO 8601 UTC.' })
+    at: Type.String({ format: 'date-time', description: 'When the last attempt ended, ISO 8601 UTC.' }),
+    next_attempt_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When the next attempt is due (pending only), ISO 8601 UTC.' })
   },
   { additionalProperties: false }
 )
@@ -98,7 +99,11 @@ export type Delivery = Static<typeof Delivery>
 
 /** Query of GET /webhooks/{id}/deliveries. */
 export const DeliveriesQuery = Type.Object({
-  limit: Type.Optional(Type.String({ pattern: '^([1-9][0-9]{0,2}|1000)$', description: 'Page size, 1 to 1000 (default 100).' })),
-  cursor: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,15}$', description: 'The cursor the `Link` header gives for the next page (a delivery id).' })),
+  limit: publishedAs(Type.Optional(Type.String({ pattern: '^([1-9][0-9]{0,2}|1000)$', description: 'Page size, 1 to 1000 (default 100).' })), {
+    type: 'integer', minimum: 1, maximum: 1000
+  }),
+  cursor: publishedAs(Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,15}$', description: 'The cursor the `Link` header gives for the next page (a delivery id).' })), {
+    type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER
+  }),
   status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')]))
 })

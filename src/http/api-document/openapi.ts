@@ -2,8 +2,8 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
 import { ErrorEnvelope } from '../envelope.js'
-import { Book } from '../../book/schema.js'
 import { documentPipelineResponses } from './pipeline-responses.js'
+import { publishParameters, shareSchemas } from './shared-schemas.js'
 import { packageVersion } from '../../config.js'
 
 /** Where the interactive docs page is served. */
@@ -31,18 +31,33 @@ answer, those of the HTTP layer included (400 \`Bad request\`, 408, 417, 431 and
  * same ones that validate requests and serialize responses): `GET /openapi.json` serves it, and
  * `GET /docs` an interactive Swagger UI page whose assets are bundled (no CDN). Routes marked
  * `schema.hide` (the 405 answers, the docs page itself) are left out. Neither is behind auth.
+ *
+ * @param sharedSchemas the schemas published once under `components.schemas` and referred to by
+ *   `$ref` wherever the document has them (`shared-schemas.ts`); `Envelope` is the error envelope.
  */
-export async function apiDocument(app: FastifyInstance): Promise<void> {
+export async function apiDocument(app: FastifyInstance, sharedSchemas: Record<string, object>): Promise<void> {
   await app.register(swagger, {
-    transform: documentPipelineResponses,
+    transform: (input) => documentPipelineResponses({ ...input, schema: publishParameters(input.schema) } as Parameters<typeof documentPipelineResponses>[0]),
+    transformObject: (generated) =>
+      shareSchemas(('openapiObject' in generated ? generated.openapiObject : {}) as Record<string, unknown>, { Envelope: ErrorEnvelope, ...sharedSchemas }),
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'Book service', version: packageVersion, description },
+      info: {
+        title: 'Book service',
+        version: packageVersion,
+        description,
+        contact: { name: 'The operators of this service' },
+        license: { name: 'MIT', identifier: 'MIT' }
+      },
+      // The service itself, wherever it answers: generated clients resolve paths against the
+      // address they fetched the document from (OpenAPI 3.1 §4.8.5, a relative server URL).
+      servers: [{ url: '/', description: 'This service, at the address the document was fetched from.' }],
       tags: [
         { name: 'Authentication', description: 'Get a token for the book operations.' },
         { name: 'Books', description: 'Create, list, read, update and delete book records.' },
         { name: 'Users', description: 'Accounts and their roles (admin only): list, create, change password or role, delete.' },
         { name: 'API tokens', description: 'Named, long-lived, revocable tokens for programs, with the least role they need.' },
+        { name: 'Webhooks', description: 'Endpoints that receive every book change, signed (admin only): create, list, change, replay, rotate the secret, see the deliveries.' },
         { name: 'Health', description: 'Liveness and readiness probes.' }
       ],
       components: {
@@ -60,8 +75,7 @@ export async function apiDocument(app: FastifyInstance): Promise<void> {
               'stop working (401 `Invalid token`) when their account is deleted or its password or role changes; ' +
               'API tokens from `POST /tokens` when revoked, when their account is deleted, or while their role is above the account\'s.'
           }
-        },
-        schemas: { Book: structuredClone(Book), ErrorEnvelope: structuredClone(ErrorEnvelope) }
+        }
       }
     }
   })

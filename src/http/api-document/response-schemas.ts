@@ -35,6 +35,12 @@ export function errorResponse(status: number, description: string, messages: rea
 
 const quoted = (messages: readonly string[]) => messages.map((message) => `\`${message}\``).join(' or ')
 
+/** The `ETag` response header of a book, as the API document shows it. */
+export const etagHeader = { type: 'string', description: 'Strong entity tag of the book; changes whenever the book changes.' } as const
+
+/** The `Retry-After` response header of a 429: whole seconds. */
+export const retryAfterHeader = { type: 'integer', minimum: 1, description: 'Seconds to wait before trying again.' } as const
+
 /** 401 on a protected route: no token, or a token that does not verify. */
 export const unauthorizedResponse = errorResponse(
   401,
@@ -60,10 +66,13 @@ export const payloadTooLargeResponse = errorResponse(413, `${quoted([Messages.pa
 ])
 
 /** 429 on POST /login past the attempts allowed per minute. */
-export const tooManyRequestsResponse = errorResponse(
-  429,
-  `${quoted([Messages.tooManyRequests])}: too many login attempts from this client; retry after the \`Retry-After\` seconds.`,
-  [Messages.tooManyRequests]
+export const tooManyRequestsResponse = withHeaders(
+  errorResponse(
+    429,
+    `${quoted([Messages.tooManyRequests])}: too many login attempts from this client; retry after the \`Retry-After\` seconds.`,
+    [Messages.tooManyRequests]
+  ),
+  { 'retry-after': retryAfterHeader }
 )
 
 /** 500, an unexpected failure (details only in the server log, under the request id). */
@@ -111,14 +120,18 @@ export const preconditionFailedResponse = errorResponse(
 /** 304 on GET /book/{id} when `If-None-Match` names the current tag: no body (docs/api.md "Large collections and concurrent edits"). */
 export const notModifiedResponse = {
   description: 'Not modified: `If-None-Match` names the current `ETag`. No body; the `ETag` header is repeated.',
-  type: 'null'
+  type: 'null',
+  headers: { etag: etagHeader }
 } as const
 
 /**
  * A response schema with the headers it carries, for the API document (`@fastify/swagger` turns
  * `headers` into the OpenAPI response headers; serialization ignores it).
  */
-export function withHeaders<T extends object>(schema: T, headers: Record<string, { type: 'string'; description: string }>): T {
+export function withHeaders<T extends object>(
+  schema: T,
+  headers: Record<string, { type: 'string' | 'integer'; description: string; minimum?: number }>
+): T {
   return { ...schema, headers: Object.fromEntries(Object.entries(headers).map(([name, header]) => [name, { ...header }])) }
 }
 

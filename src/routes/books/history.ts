@@ -9,6 +9,7 @@ import { Messages } from '../../http/messages.js'
 import { assertValidBody } from '../../http/pipeline/json-body.js'
 import {
   errorResponse,
+  etagHeader,
   invalidInputResponse,
   preconditionFailedResponse,
   successResponse,
@@ -18,15 +19,14 @@ import { HISTORY_START, MAX_VERSION, type HistoryEntry } from '../../storage/con
 import { LIST_PAGE_SIZE, type BookStore } from '../../storage/contracts/book-store.js'
 import { changeContextOf } from './change-context.js'
 import { bookETag, ifMatchHolds } from './etag.js'
-import { LIMIT_PATTERN, MAX_PAGE_SIZE, QUERY_TEXT_PATTERN } from './list-query.js'
+import { IfMatchHeaders } from './schemas.js'
+import { QUERY_TEXT_PATTERN, limitParameter } from './list-query.js'
 import { bookNotFound } from './load-for-write.js'
 
 /** The query of `GET /book/{id}/history`: `limit` as on `GET /books`, `after` the opaque cursor of its `Link`. */
 export const HistoryParameters = Type.Object(
   {
-    limit: Type.Optional(
-      Type.String({ pattern: LIMIT_PATTERN, description: `Page size, 1 to ${MAX_PAGE_SIZE}. Turns on the Link header.` })
-    ),
+    limit: limitParameter(),
     after: Type.Optional(
       Type.String({ minLength: 1, maxLength: 4096, pattern: QUERY_TEXT_PATTERN, description: 'Start after this entry: the opaque cursor found in the Link header.' })
     )
@@ -47,7 +47,7 @@ export const HistoryEntrySchema = Type.Object(
   {
     version: Type.Integer({ minimum: 1, description: 'The book\'s version after this change; distinct within the book, growing with time.' }),
     operation: Type.Union([Type.Literal('created'), Type.Literal('updated'), Type.Literal('deleted'), Type.Literal('restored')]),
-    at: Type.String({ description: 'When the change was committed: RFC 3339 UTC with milliseconds.' }),
+    at: Type.String({ format: 'date-time', description: 'When the change was committed: RFC 3339 UTC with milliseconds.' }),
     actor: Type.Union([Type.String(), Type.Null()], {
       description: 'Who made the change: the token\'s `sub`, the command (e.g. `book-service import`), or null.'
     }),
@@ -96,11 +96,10 @@ export function historyRouteSchemas() {
         'Checked in this order: token (401), role (403: readers may not), an id without history (404 `Book not found`), ' +
         'the body (400), the version (404 `Version not found`), the version\'s book against today\'s book rules (422 `Version cannot be restored`), `If-Match` (412).',
       params: BookParams,
+      headers: IfMatchHeaders,
       body: RestoreBody,
       response: {
-        200: withHeaders(successResponse(Book, Messages.restored, 'the book as stored now.'), {
-          etag: { type: 'string' as const, description: 'Strong entity tag of the book; changes whenever the book changes.' }
-        }),
+        200: withHeaders(successResponse(Book, Messages.restored, 'the book as stored now.'), { etag: etagHeader }),
         400: invalidInputResponse('the body is not a JSON object with a positive integer `version`.'),
         404: errorResponse(
           404,

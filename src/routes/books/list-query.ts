@@ -4,6 +4,7 @@ import { Messages } from '../../http/messages.js'
 import { decodeCursor, decodeRelevanceCursor, encodeCursor, encodeRelevanceCursor } from '../../book/cursor.js'
 import { MAX_SEARCH_LENGTH, parseSearch, relevanceOf, type Search } from '../../book/search.js'
 import { parseDecimalId } from '../../book/id.js'
+import { publishedAs } from '../../book/parameter-types.js'
 import type { BookQuery, SortField } from '../../book/query.js'
 import type { Book } from '../../book/schema.js'
 import type { BookStore } from '../../storage/contracts/book-store.js'
@@ -20,7 +21,15 @@ const YEAR_PATTERN = '^-?[0-9]{1,4}$'
  * one, and PostgreSQL refuses it in a text parameter. Also the history's `after`.
  */
 export const QUERY_TEXT_PATTERN = '^[^\\u0000]*$'
-const yearParameter = (description: string) => Type.Optional(Type.String({ pattern: YEAR_PATTERN, description }))
+const yearParameter = (description: string) =>
+  publishedAs(Type.Optional(Type.String({ pattern: YEAR_PATTERN, description })), { type: 'integer', minimum: -9999, maximum: 9999 })
+
+/** A page's `limit` (`GET /books`, a book's history): text of {@link LIMIT_PATTERN}, published as the integer 1 to 1000. */
+export const limitParameter = () =>
+  publishedAs(
+    Type.Optional(Type.String({ pattern: LIMIT_PATTERN, description: `Page size, 1 to ${MAX_PAGE_SIZE}. Turns on the Link header.` })),
+    { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE }
+  )
 const textParameter = (description: string) => Type.Optional(Type.String({ maxLength: 500, pattern: QUERY_TEXT_PATTERN, description }))
 
 /**
@@ -31,10 +40,8 @@ const textParameter = (description: string) => Type.Optional(Type.String({ maxLe
  */
 export const ListParameters = Type.Object(
   {
-    limit: Type.Optional(
-      // Exactly 1 to 1000, written without leading zeros: the API document gives the real bounds.
-      Type.String({ pattern: LIMIT_PATTERN, description: `Page size, 1 to ${MAX_PAGE_SIZE}. Turns on the Link header.` })
-    ),
+    // Exactly 1 to 1000, written without leading zeros: the API document gives the real bounds.
+    limit: limitParameter(),
     after: Type.Optional(
       Type.String({
         minLength: 1,
@@ -66,7 +73,7 @@ export const ListParameters = Type.Object(
         description: 'id (default), title, author or year; a leading - sorts descending. Ties are ordered by id.'
       })
     ),
-    count: Type.Optional(Type.String({ pattern: '^(true|false)$', description: 'true adds the X-Total-Count header.' }))
+    count: publishedAs(Type.Optional(Type.String({ pattern: '^(true|false)$', description: 'true adds the X-Total-Count header.' })), { type: 'boolean' })
   },
   { additionalProperties: true }
 )

@@ -1,10 +1,12 @@
 import Type from 'typebox'
 import { Book, BookInput, BookParams, BookPatch } from '../../book/schema.js'
+import { publishedAs } from '../../book/parameter-types.js'
 import { Messages } from '../../http/messages.js'
 import {
   bookNotFoundResponse,
   errorResponse,
   invalidInputResponse,
+  etagHeader,
   notModifiedResponse,
   preconditionFailedResponse,
   successResponse,
@@ -14,9 +16,30 @@ import { CreateBookHeaders, replayedHeaderDocument } from './idempotency.js'
 import { ListParameters } from './list-query.js'
 
 /** The `ETag` header as the API document shows it. */
-const etagHeader = {
-  etag: { type: 'string' as const, description: 'Strong entity tag of the book; changes whenever the book changes.' }
-}
+const etagHeaders = { etag: etagHeader }
+
+/**
+ * The `If-Match` request header of the writes on a book (PUT, DELETE, restore): declared so that
+ * typed clients may send it; any text is accepted (`handlers.ts` and `etag.ts` read it).
+ */
+export const IfMatchHeaders = Type.Object(
+  {
+    'if-match': Type.Optional(
+      Type.String({ description: 'Write only while the book still has this `ETag` (or any of a list; `*`: any); else 412 and nothing changes.' })
+    )
+  },
+  { additionalProperties: true }
+)
+
+/** The `If-None-Match` request header of GET /book/{id}: any text is accepted. */
+const IfNoneMatchHeaders = Type.Object(
+  {
+    'if-none-match': Type.Optional(
+      Type.String({ description: 'Answer 304 with no body while the book still has this `ETag` (or any of a list; `*`: any).' })
+    )
+  },
+  { additionalProperties: true }
+)
 
 const badBody = invalidInputResponse(
   'the body is not a JSON object, or `title`/`author` is not a string of 1 to 500 characters (not only white space), or `year` is not an integer from -9999 to 9999.'
@@ -79,7 +102,7 @@ export function bookRouteSchemas() {
       response: {
         200: withHeaders(successResponse(Type.Array(Book), Messages.listed, 'the books asked for (all of them, by id, without parameters).'), {
           link: { type: 'string' as const, description: 'RFC 8288 `</books?…>; rel="next"`: only with `limit`, while more books follow.' },
-          'x-total-count': { type: 'string' as const, description: 'How many books match the filters: only with `count=true`.' }
+          'x-total-count': { type: 'integer' as const, description: 'How many books match the filters: only with `count=true`.' }
         }),
         400: invalidInputResponse('a query parameter has a bad value (e.g. `limit` outside 1..1000, a non-integer `year`, an `after` that is not an id or a cursor of this sort).')
       }
@@ -90,8 +113,9 @@ export function bookRouteSchemas() {
       summary: 'Get a book',
       description: 'Answers 304 with no body when `If-None-Match` names the current `ETag` (or is `*`).',
       params: BookParams,
+      headers: IfNoneMatchHeaders,
       response: {
-        200: withHeaders(successResponse(Book, Messages.retrieved, 'the book with this id.'), etagHeader),
+        200: withHeaders(successResponse(Book, Messages.retrieved, 'the book with this id.'), etagHeaders),
         304: notModifiedResponse,
         404: bookNotFoundResponse
       }
@@ -105,9 +129,10 @@ export function bookRouteSchemas() {
         'With `If-Match`, only while the book still has that `ETag` (`*`: any), checked and written atomically. ' +
         'Checked in this order: token (401), existence (404), `If-Match` (412), body (400).',
       params: BookParams,
+      headers: IfMatchHeaders,
       body: BookPatch,
       response: {
-        200: withHeaders(successResponse(Book, Messages.updated, 'the book as stored now.'), etagHeader),
+        200: withHeaders(successResponse(Book, Messages.updated, 'the book as stored now.'), etagHeaders),
         400: badBody,
         404: bookNotFoundResponse,
         412: preconditionFailedResponse
@@ -122,6 +147,7 @@ export function bookRouteSchemas() {
         'Removes the book; its id is never reused. A second delete answers 404. With `If-Match`, only while the ' +
         'book still has that `ETag` (`*`: any), checked and deleted atomically; order: token, 404, 412.',
       params: BookParams,
+      headers: IfMatchHeaders,
       response: {
         200: successResponse(Type.Null(), Messages.deleted, `the book is removed; \`data\` is null.`),
         404: bookNotFoundResponse,
@@ -131,8 +157,8 @@ export function bookRouteSchemas() {
   }
 }
 
-/** One event of the change feed, as the API document describes the `data:` line of JSON. */
-const ChangeEventData = Type.Object(
+/** One event of the change feed: the JSON of its `data:` line (the API document's `ChangeEvent`). */
+export const ChangeEventData = Type.Object(
   {
     id: Type.Union([Type.Integer(), Type.Null()], { description: 'The id of the book changed; null in `reset`.' }),
     book: Type.Union([Book, Type.Null()], { description: 'The book as GET /book/{id} answers it after the change; null when deleted and in `reset`.' })
@@ -169,19 +195,33 @@ const changeFeedSchema = {
   ),
   querystring: Type.Object(
     {
-      after: Type.Optional(
-        Type.String({
-          pattern: '^[0-9]{1,15}$',
-          description: 'For a new subscriber: start after this sequence number (ignored when `Last-Event-ID` is sent).'
-        })
+      after: publishedAs(
+        Type.Optional(
+          Type.String({
+            pattern: '^[0-9]{1,15}$',
+            description: 'For a new subscriber: start after this sequence number (ignored when `Last-Event-ID` is sent).'
+          })
+        ),
+        { type: 'integer', minimum: 0, maximum: 999_999_999_999_999 }
       )
     },
     { additionalProperties: true }
   ),
   response: {
+    // A stream, not one JSON value: generators read it as text to stream (openapi-fetch's
+    // `parseAs: 'stream'`); each event's `data:` line is a `ChangeEvent`.
     200: {
-      description: 'The stream of change events (`text/event-stream`); each event\'s `data:` is one line of this JSON.',
-      content: { 'text/event-stream': { schema: ChangeEventData } }
+      description: 'The stream of change events (`text/event-stream`, endless): each event\'s `data:` is one line of JSON, a `ChangeEvent`.',
+      content: {
+        'text/event-stream': {
+          schema: {
+            type: 'string',
+            contentMediaType: 'text/event-stream',
+            contentSchema: ChangeEventData,
+            description: 'Server-Sent Events; read it as a stream (it ends only as the description says).'
+          }
+        }
+      }
     },
     400: invalidInputResponse('`after` is not a sequence number (decimal digits).'),
     503: errorResponse(

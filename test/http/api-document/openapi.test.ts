@@ -223,6 +223,74 @@ describe('GET /openapi.json', () => {
     assert.equal(seen.size, 34)
   })
 
+  test('shared schemas are defined once under components and referred to by $ref; every error answer is the Envelope', () => {
+    const raw = document as unknown as { components: { schemas: Record<string, object> }; paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: Record<string, unknown> }> }> }>> }
+    const names = ['Book', 'BookInput', 'Envelope', 'User', 'ApiToken', 'Webhook', 'Delivery', 'HistoryEntry', 'ChangeEvent']
+    assert.deepEqual(Object.keys(raw.components.schemas).sort(), [...names].sort())
+    const text = JSON.stringify(raw.paths)
+    for (const name of names) assert.ok(text.includes(`"#/components/schemas/${name}"`), `${name} is referred to`)
+    // No inline copy of a shared schema is left: the Book's own description appears in its component only.
+    assert.equal(text.includes('Assigned by the service on creation; never reused.'), false)
+    const getBook = raw.paths['/book/{id}']!.get!.responses
+    assert.deepEqual(getBook['200']!.content!['application/json']!.schema.properties, {
+      ...(getBook['200']!.content!['application/json']!.schema.properties as object),
+      data: { $ref: '#/components/schemas/Book' }
+    })
+    for (const [status, response] of Object.entries(getBook)) {
+      if (Number(status) >= 400) assert.equal(response.content!['application/json']!.schema.$ref, '#/components/schemas/Envelope', status)
+    }
+    // Patterns every mainstream validator reads: no Unicode property escape is published.
+    assert.equal(JSON.stringify(raw).includes('\\\\p{'), false)
+  })
+
+  test('integer and boolean parameters are typed as such, and a bad value is still 400 Invalid input', async () => {
+    const parameter = (path: string, method: string, name: string) =>
+      document.paths[path]?.[method]?.parameters?.find((found) => found.name === name)?.schema
+    assert.deepEqual(parameter('/books', 'get', 'limit'), { type: 'integer', minimum: 1, maximum: 1000 })
+    assert.equal((parameter('/books', 'get', 'year') as { type: string }).type, 'integer')
+    assert.equal((parameter('/books', 'get', 'count') as { type: string }).type, 'boolean')
+    assert.equal((parameter('/book/{id}', 'get', 'id') as { type: string }).type, 'integer')
+    assert.equal((parameter('/book/{id}/history', 'get', 'limit') as { type: string }).type, 'integer')
+    assert.equal((parameter('/webhooks/{id}/deliveries', 'get', 'cursor') as { type: string }).type, 'integer')
+    assert.equal((parameter('/tokens', 'get', 'all') as { type: string }).type, 'boolean')
+    assert.equal((parameter('/books/changes', 'get', 'after') as { type: string }).type, 'integer')
+    const auth = authHeaders()
+    for (const query of ['limit=1.5', 'limit=0', 'limit=01', 'year=1e3', 'year=+1', 'count=yes', 'count=1', 'year_min=x']) {
+      const response = await app.inject({ url: `/books?${query}`, headers: auth })
+      assert.equal(response.statusCode, 400, query)
+      assert.equal(response.json().message, Messages.invalidInput, query)
+    }
+    assert.equal((await app.inject({ url: '/book/1.0', headers: auth })).statusCode, 404)
+  })
+
+  test('the conditional, paging and rate headers are declared; servers, contact, license; times are date-time', () => {
+    const headerNames = (path: string, method: string) =>
+      (document.paths[path]?.[method]?.parameters ?? []).filter((found) => found.in === 'header').map((found) => found.name)
+    assert.deepEqual(headerNames('/book/{id}', 'get'), ['if-none-match'])
+    for (const [path, method] of [['/book/{id}', 'put'], ['/book/{id}', 'delete'], ['/book/{id}/restore', 'post']] as const) {
+      assert.deepEqual(headerNames(path, method), ['if-match'], `${method} ${path}`)
+    }
+    assert.deepEqual(headerNames('/book', 'post'), ['idempotency-key'])
+    type Responses = Record<string, { headers?: Record<string, unknown> }>
+    const answers = (path: string, method: string) => document.paths[path]![method]!.responses as unknown as Responses
+    assert.ok(answers('/book/{id}', 'get')['304']!.headers!.etag)
+    assert.ok(answers('/book/{id}', 'get')['200']!.headers!.etag)
+    assert.ok(answers('/books', 'get')['200']!.headers!.link)
+    assert.ok(answers('/books', 'get')['200']!.headers!['x-total-count'])
+    assert.ok(answers('/book/{id}/history', 'get')['200']!.headers!.link)
+    assert.ok(answers('/webhooks/{id}/deliveries', 'get')['200']!.headers!.link)
+    assert.ok(answers('/book', 'post')['201']!.headers!['idempotent-replayed'])
+    assert.ok(answers('/login', 'post')['429']!.headers!['retry-after'])
+    assert.ok(answers('/users/{username}/password', 'put')['429']!.headers!['retry-after'])
+    const top = document as unknown as { servers: unknown[]; info: { contact?: object; license?: { name: string } }; components: { schemas: Record<string, { properties: Record<string, { format?: string }> }> } }
+    assert.ok(top.servers.length > 0)
+    assert.ok(top.info.contact)
+    assert.equal(top.info.license?.name, 'MIT')
+    assert.equal(top.components.schemas.User!.properties.created_at!.format, 'date-time')
+    assert.equal(top.components.schemas.ApiToken!.properties.created_at!.format, 'date-time')
+    assert.equal(top.components.schemas.HistoryEntry!.properties.at!.format, 'date-time')
+  })
+
   test('is served without a token and is not an operation of its own', async () => {
     const response = await app.inject({ method: 'POST', url: '/openapi.json' })
     assert.equal(response.statusCode, 405)
