@@ -4,7 +4,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { BookChange, ChangeLog } from '../storage/contracts/change-log.js'
 import type { DeliveryOutcome, DeliveryRecord, EndpointSeq, WebhookEndpoint, WebhookStore } from '../storage/contracts/webhook-store.js'
 import { EVENT_TYPES, messageBody, webhookIdOf } from './message.js'
-import { endpointAgents, sendAttempt } from './sender.js'
+import { ThreadedSender } from './threaded-sender.js'
 import { signatureHeader } from './signature.js'
 
 /** How the dispatcher runs (settings `WEBHOOK_*`). */
@@ -82,7 +82,9 @@ function pause(ms: number, signal: AbortSignal, wake?: (resolve: () => void) => 
  *
  * The holder runs one loop per endpoint (a slow or dead endpoint delays only itself): each sends
  * the changes after the endpoint's `seq` in order, change n+1 only once n succeeded or was
- * given up, retrying a failure on the schedule. Successes are recorded in groups a few ms later,
+ * given up, retrying a failure on the schedule. The attempts themselves go out from the sender
+ * thread ({@link ThreadedSender}), so the request thread pays one message each way per attempt.
+ * Successes are recorded in groups a few ms later,
  * so after a crash the last few may go again, with the same `webhook-id`; nothing is skipped.
  */
 export class WebhookDispatcher {
@@ -96,6 +98,8 @@ export class WebhookDispatcher {
   private stopListening: (() => void) | undefined
   private readonly recorder: OutcomeRecorder
   private readonly reader: SharedChangeReader
+  /** The attempts go out from a thread of their own (`webhook-sender-thread.ts`). */
+  private readonly sender = new ThreadedSender()
   private head = 0
   private syncing: Promise<void> | undefined
 
@@ -139,6 +143,7 @@ export class WebhookDispatcher {
     this.stopListening?.()
     await Promise.all([...this.loops.values()].map((loop) => loop.stop()))
     this.loops.clear()
+    await this.sender.close()
     await this.recorder.flush()
     if (this.leaseUntil > 0) await this.webhooks.releaseLease(this.holder).catch(() => {})
   }
@@ -208,7 +213,7 @@ export class WebhookDispatcher {
         }
         for (const endpoint of enabled.values()) {
           if (this.loops.has(endpoint.id)) continue
-          const loop = new EndpointLoop(endpoint, this.webhooks, this.reader, this.recorder, this.options, this.counters)
+          const loop = new EndpointLoop(endpoint, this.webhooks, this.reader, this.recorder, this.sender, this.options, this.counters)
           this.loops.set(endpoint.id, loop)
           loop.start()
         }
@@ -289,7 +294,6 @@ class OutcomeRecorder {
 /** The changes sent to one endpoint, one at a time, in order. */
 class EndpointLoop {
   private readonly controller = new AbortController()
-  private readonly agents = endpointAgents()
   private seq: number
   private wakeUp: (() => void) | undefined
   private running: Promise<void> = Promise.resolve()
@@ -302,6 +306,7 @@ class EndpointLoop {
     private readonly webhooks: WebhookStore,
     private readonly changes: Pick<ChangeLog, 'changesAfter'>,
     private readonly recorder: OutcomeRecorder,
+    private readonly sender: ThreadedSender,
     private readonly options: DispatcherOptions,
     private readonly counters: DeliveryCounters
   ) {
@@ -327,8 +332,7 @@ class EndpointLoop {
   async stop(): Promise<void> {
     this.controller.abort()
     await this.running
-    this.agents.http.destroy()
-    this.agents.https.destroy()
+    this.sender.release(this.endpoint.id)
   }
 
   private get stopped(): boolean {
@@ -390,7 +394,8 @@ class EndpointLoop {
       if (this.stopped) return 'stopped'
       attempt++
       const timestamp = Math.floor(Date.now() / 1000)
-      const outcome = await sendAttempt(
+      const outcome = await this.sender.send(
+        this.endpoint.id,
         this.endpoint.url,
         {
           'content-type': 'application/json',
@@ -400,7 +405,7 @@ class EndpointLoop {
           'user-agent': 'book-service-webhooks'
         },
         body,
-        { timeoutMs: this.options.timeoutMs, allowPrivate: this.options.allowPrivate, agents: this.agents, signal: this.controller.signal }
+        { timeoutMs: this.options.timeoutMs, allowPrivate: this.options.allowPrivate, signal: this.controller.signal }
       )
       if (this.stopped && !outcome.ok) return 'stopped'
       const base = { endpointId: this.endpoint.id, seq: change.seq, event, webhookId, attempt, httpStatus: outcome.httpStatus, error: outcome.error, at: Date.now() }
