@@ -208,8 +208,10 @@ async function main() {
     }
 
     const none = await startWebhookService(fresh())
-    const busy = await startWebhookService(fresh())
+    // Started inside the try: should it fail to start, the first one is still stopped.
+    let busy: Target | undefined
     try {
+      busy = await startWebhookService(fresh())
       for (const path of paths) await addEndpoint(busy, `${receivers.url}/t${path}`)
       await new Promise((resolve) => setTimeout(resolve, 1500))
       const load = {
@@ -229,7 +231,7 @@ async function main() {
       ratios.sort((a, b) => a - b)
       result.post_book_throughput = { ...rps, pair_ratios: ratios, with_vs_none_median: ratios[Math.floor(ratios.length / 2)] }
     } finally {
-      await Promise.all([none.stop(), busy.stop()])
+      await Promise.all([none.stop(), busy?.stop()])
     }
     result.loadavg_after = loadavg().map((value) => round(value, 2))
     console.log(JSON.stringify(result, null, 2))
