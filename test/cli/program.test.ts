@@ -162,8 +162,13 @@ for (const { engine, skip } of engines) {
       assert.equal(added.stderr, 'book-service: created user "Dana" with role editor\n')
       const listed = await user(['list'])
       assert.equal(listed.code, 0, listed.stderr)
-      const rows = listed.stdout.trim().split('\n').map((line) => line.split('\t'))
-      assert.deepEqual(rows.map((row) => row.slice(0, 2)), [['username', 'role'], ['Dana', 'editor']])
+      const rows = listed.stdout.trim().split('\n').map((line) => line.split(/ +/))
+      assert.deepEqual(rows.map((row) => row.slice(0, 2)), [['USERNAME', 'ROLE'], ['Dana', 'editor']])
+      const listedJson = await user(['list', '--json'])
+      assert.deepEqual(
+        listedJson.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { username: string; role: string }).map((account) => [account.username, account.role]),
+        [['Dana', 'editor']]
+      )
       assert.doesNotMatch(listed.stdout + added.stdout + added.stderr, /scrypt|passphrase/)
       const refusals: Array<[string[], string | undefined, string]> = [
         [['add', 'dana', '--role', 'reader', '--password-stdin'], ACCOUNT_PASSWORD, 'User already exists'],
