@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import { createAuthHook } from './http/pipeline/auth-hook.js'
+import type { PasswordSource } from './auth/credentials.js'
 import { bootstrapFirstAdmin } from './auth/first-admin.js'
 import { LOGIN_WINDOW_MS, LoginLimits } from './auth/login-limits.js'
 import { bookRight } from './account/roles.js'
@@ -56,6 +57,8 @@ export interface AppOptions {
   database: Database
   /** Overrides the pino logger options (tests pass a stream to capture the log). */
   logger?: FastifyServerOptions['logger']
+  /** Where `config.AUTH_PASSWORD` came from, as the log says when it creates the first admin (default: the setting). */
+  passwordFrom?: PasswordSource
 }
 
 /**
@@ -123,7 +126,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // AUTH_USERNAME / AUTH_PASSWORD become the first admin account while no admin exists.
   // Started now and awaited once the app is ready: the password hash (scrypt, ~0.2 s) runs on
   // libuv's thread pool while this thread registers the routes and compiles their schemas.
-  const firstAdmin = bootstrapFirstAdmin(database.accounts, { username: config.AUTH_USERNAME, password: config.AUTH_PASSWORD }, app.log)
+  const firstAdmin = bootstrapFirstAdmin(
+    database.accounts,
+    { username: config.AUTH_USERNAME, password: config.AUTH_PASSWORD, passwordFrom: options.passwordFrom ?? 'AUTH_PASSWORD' },
+    app.log
+  )
   firstAdmin.catch(() => {}) // handled by the await below; not an unhandled rejection meanwhile
 
   if (!config.AUTH_ENABLED) {

@@ -4,6 +4,7 @@ import { resolve } from 'node:path'
 import { parseEnv } from 'node:util'
 import { Ajv, type ValidateFunction } from 'ajv'
 import Type, { type Static, type TSchema } from 'typebox'
+import { Password, PASSWORD_LENGTH } from './account/schema.js'
 
 /**
  * One configuration setting: how it is validated (a JSON Schema, with its default), what it
@@ -101,8 +102,9 @@ export const settings = {
     description: 'Username of the first admin account, created at start-up while no admin account exists; accounts are then managed with /users or book-service user.'
   },
   AUTH_PASSWORD: {
-    schema: Type.Optional(Type.String({ minLength: 1 })),
-    accepts: 'a non-empty string',
+    // The rule of every account's password (account/schema.ts), so the first admin's is no weaker.
+    schema: Type.Optional(Password),
+    accepts: `${PASSWORD_LENGTH.min} to ${PASSWORD_LENGTH.max} characters, as every password`,
     description:
       'Password of that first admin account (stored as an scrypt hash when the account is created; change it later with PUT /users/{username} or book-service user passwd). Unset: generated once, kept in the data folder (mode 0600) and printed once.',
     secret: true

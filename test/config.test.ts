@@ -6,6 +6,7 @@ import { describe, test } from 'node:test'
 import { availableParallelism } from 'node:os'
 import { ConfigError, loadConfig, trustProxyOption, workerCount } from '../src/config.js'
 import { SERVER_ENTRY, removeDirectory, temporaryDirectory } from './support/server.js'
+import { processSkipReason } from './support/scope.js'
 
 describe('configuration', () => {
   test('defaults when nothing is set', () => {
@@ -71,7 +72,7 @@ describe('configuration', () => {
     assert.equal(workerCount(loadConfig({ WORKERS: 'auto' }, false).WORKERS), Math.min(availableParallelism(), 256))
   })
 
-  test('the real server exits 1 with that one line and no stack trace', () => {
+  test('the real server exits 1 with that one line and no stack trace', { skip: processSkipReason }, () => {
     const directory = temporaryDirectory()
     try {
       const result = spawnSync(process.execPath, [SERVER_ENTRY], {

@@ -5,7 +5,7 @@ import { test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 
 /**
- * The README and the pages under docs/ hold together: every relative link reaches a file of the
+ * The README and the pages under docs/ hold together: every relative link and image reaches a file of the
  * repository (and, with `#anchor`, a heading of that file), and every repository path the text
  * names in backticks (`src/…`, `test/…`, `docs/…`, …) exists. Pages move and files get renamed;
  * this is what keeps a reader from following a dead link.
@@ -38,7 +38,8 @@ for (const page of pages) {
   test(`${page}: every relative link and every named path exists`, () => {
     const text = prose(readFileSync(join(root, page), 'utf8'))
     const missing: string[] = []
-    for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+    const links = [...text.matchAll(/\]\(([^)\s]+)\)/g), ...text.matchAll(/<img [^>]*\bsrc="([^"]+)"/g)]
+    for (const [, target] of links) {
       if (/^[a-z][a-z0-9+.-]*:/i.test(target!) || target!.startsWith('//')) continue
       const [path, anchor] = target!.split('#') as [string, string | undefined]
       const file = path === '' ? page : relative(root, join(root, dirname(page), decodeURI(path)))

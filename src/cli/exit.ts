@@ -1,5 +1,6 @@
-import { resolvePassword, resolveSecret } from '../auth/credentials.js'
+import { CredentialsError, resolveSecret } from '../auth/credentials.js'
 import { ConfigError, loadConfig, type Config } from '../config.js'
+import { DataFolderError, dataFolder } from '../storage/files.js'
 
 /**
  * How a command ends when it cannot go on: one line on stderr, `book-service: <reason>`, and
@@ -15,53 +16,38 @@ export function reportRetry(error: unknown, delayMs: number): void {
   process.stderr.write(`book-service: database unreachable (${(error as Error).message}); retrying in ${delayMs} ms\n`)
 }
 
-/** `read()`, or on a {@link ConfigError} its one-line reason and exit 1. */
-function configuredOrExit<T>(read: () => T): T {
-  try {
-    return read()
-  } catch (error) {
-    if (error instanceof ConfigError) fail(error.message)
-    throw error
-  }
-}
-
 /**
  * Reads the configuration once (environment, then `.env`).
  *
  * @returns the configuration; on a bad value prints the one-line reason and exits 1.
  */
 export function configOrExit(): Config {
-  return configuredOrExit(() => loadConfig())
+  return stepOrExit(() => loadConfig())
 }
 
-/** `keep()`, or when the data folder cannot hold the kept file, that reason in one line and exit 1. */
-function keptOrExit<T>(what: string, keep: () => T): T {
+/**
+ * Runs one start-up step (the data folder, the credentials; docs/architecture.md "Paths through
+ * the code") and returns what it made; when the step refuses ({@link ConfigError},
+ * {@link DataFolderError}, {@link CredentialsError}), prints its one line and exits 1. Any other
+ * error is a defect and is thrown as it is.
+ */
+export function stepOrExit<T>(step: () => T): T {
   try {
-    return keep()
+    return step()
   } catch (error) {
-    if (error instanceof ConfigError) throw error
-    fail(`cannot keep the generated ${what} in the data folder: ${(error as Error).message}`)
+    if (error instanceof ConfigError || error instanceof DataFolderError || error instanceof CredentialsError) fail(error.message)
+    throw error
   }
 }
 
 /**
- * The signing secret: `SECRET_TOKEN`, or the one generated and kept in the data folder.
+ * The signing secret for a command that signs tokens (`token`, `watch`, `history`, `api-token`):
+ * `SECRET_TOKEN`, or the one kept in the data folder, generated the first time.
  *
- * @returns the secret; when none can be had (PostgreSQL without `SECRET_TOKEN`, a data folder that
- *   cannot be created or written) prints the one-line reason and exits 1.
+ * @returns the secret; when none can be had, prints the one-line reason and exits 1.
  */
 export function secretOrExit(config: Config): string {
-  return configuredOrExit(() => keptOrExit('secret', () => resolveSecret(config)))
-}
-
-/**
- * The first admin's password: `AUTH_PASSWORD`, or the one generated and kept in the data folder,
- * announced on stderr the first time.
- *
- * @returns the password; when the data folder cannot hold it prints the one-line reason and exits 1.
- */
-export function passwordOrExit(config: Config): string {
-  return keptOrExit('password', () => resolvePassword(config, (lines) => process.stderr.write(lines)))
+  return stepOrExit(() => resolveSecret(config, dataFolder(config.DATABASE_URL)))
 }
 
 /**

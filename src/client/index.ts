@@ -2,8 +2,9 @@
  * The package entry (`book-service` in package.json "main"/"types"): the typed client of the
  * whole API ({@link createClient}), its errors and the Book and Account types; the `book-service`
  * commands that call a running service and the web page are built on it. Its imports are types
- * and its own folder (the errors, the reading of an answer, the change feed's reader with the
- * event-stream parser), so importing it loads no server code and no `node:` module.
+ * and its own folder (the errors, the reading of an answer, the change feed's reader) and
+ * `eventsource-parser` (the event stream's lines), so importing it loads no server code and no
+ * `node:` module.
  */
 import type { ApiToken, ApiTokenInput, CreatedApiToken } from '../account/api-token-schema.js'
 import type { Account, Role } from '../account/schema.js'

@@ -1,5 +1,7 @@
-import { chmodSync, closeSync, existsSync, fchmodSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
+import { chmodSync, closeSync, existsSync, fchmodSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
+import { engineOf } from './contracts/engine.js'
 
 // The service's files: its data folder and private files (mode 0700 and 0600 whatever the umask),
 // and files written complete or not at all (backups, restores, exports).
@@ -9,6 +11,54 @@ export const PRIVATE_FILE_MODE = 0o600
 
 /** The mode of the folders the service creates for its data. */
 export const PRIVATE_FOLDER_MODE = 0o700
+
+/** The data folder cannot be had; its message is the one line the command line prints. */
+export class DataFolderError extends Error {}
+
+/**
+ * The folder the service keeps its own files in (the generated secret and password, backups'
+ * neighbours): the SQLite file's folder, or `./data` with PostgreSQL or an in-memory database.
+ * The start-up's second step (docs/architecture.md "Paths through the code"): it is checked
+ * before anything is written, so a wrong `DATABASE_URL` leaves no file behind.
+ *
+ * @throws {DataFolderError} when `DATABASE_URL` names an existing folder rather than a file in it.
+ */
+export function dataFolder(databaseUrl: string): string {
+  if (engineOf(databaseUrl) === 'postgres' || databaseUrl === ':memory:') return 'data'
+  if (statSync(databaseUrl, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new DataFolderError(`DATABASE_URL is a folder; name a file in it, e.g. ${join(databaseUrl, 'books.db')}`)
+  }
+  return dirname(databaseUrl)
+}
+
+/**
+ * Returns the value kept in `file` under `folder`, generating it first when the file does not
+ * exist: 32 random bytes, base64url, written with mode 0600 (folder 0700, created when missing);
+ * an existing file is set to mode 0600 when it has another.
+ *
+ * @returns `{ value, created }`; `created` is true when this call generated it.
+ * @throws the OS error when the folder or file cannot be read, created or written.
+ */
+export function keptValue(folder: string, file: string): { value: string; created: boolean } {
+  const path = join(folder, file)
+  try {
+    const value = readFileSync(path, 'utf8').trim()
+    keepPrivate(path) // one kept with another mode (another umask, copied by hand) is made 0600
+    return { value, created: false }
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+  }
+  makeFolder(folder, PRIVATE_FOLDER_MODE)
+  const value = randomBytes(32).toString('base64url')
+  try {
+    writeFileSync(path, `${value}\n`, { mode: PRIVATE_FILE_MODE, flag: 'wx' })
+  } catch (error) {
+    // Another process created it first: use theirs.
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return { value: readFileSync(path, 'utf8').trim(), created: false }
+    throw error
+  }
+  return { value, created: true }
+}
 
 /**
  * Creates the folder `path` and its missing parents, each with `mode` (e.g. 0o700) whatever the

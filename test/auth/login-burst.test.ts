@@ -4,6 +4,7 @@ import { describe, test } from 'node:test'
 import { authHeaders, buildTestApp, signToken, TEST_PASSWORD } from '../support/app.js'
 import { createPostgresDatabase, engines, openTestDatabase, postgresSkipReason, type TestDatabase } from '../support/engines.js'
 import { removeDirectory, startServer, temporaryDirectory, type RunningServer } from '../support/server.js'
+import { processSkipReason } from '../support/scope.js'
 
 /**
  * The per-account login limit under a burst (docs/accounts.md "Login limits"): every attempt is
@@ -82,7 +83,7 @@ async function loginTo(server: RunningServer, address: string): Promise<number> 
   return response.status
 }
 
-describe('the per-account login limit under a burst, across processes', () => {
+describe('the per-account login limit under a burst, across processes', { skip: processSkipReason }, () => {
   const env = { TRUST_PROXY: 'true', LOGIN_RATE_LIMIT: '100', LOGIN_ACCOUNT_FAILURE_LIMIT: String(FAILURE_LIMIT) }
 
   test('two processes on one SQLite file', async (t) => {

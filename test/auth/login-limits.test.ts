@@ -6,6 +6,7 @@ import type { Database } from '../../src/storage/contracts/database.js'
 import { TEST_PASSWORD, buildTestApp } from '../support/app.js'
 import { createPostgresDatabase, engines, openTestDatabase, postgresSkipReason, type TestDatabase } from '../support/engines.js'
 import { removeDirectory, startServer, temporaryDirectory, type RunningServer } from '../support/server.js'
+import { processSkipReason } from '../support/scope.js'
 
 /** POST /login on a connection of its own (so node:cluster hands each to whichever worker accepts). */
 function login(
@@ -131,7 +132,7 @@ for (const { engine, skip } of engines) {
   })
 }
 
-describe('the login limits on the real process', () => {
+describe('the login limits on the real process', { skip: processSkipReason }, () => {
   test('WORKERS=2: LOGIN_RATE_LIMIT attempts from one address for the whole service, not per worker', async () => {
     const directory = temporaryDirectory()
     const server = await startServer({ dataDirectory: directory, env: { WORKERS: '2', LOGIN_RATE_LIMIT: '4' }, timeoutMs: 30_000 })

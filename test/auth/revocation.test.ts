@@ -5,6 +5,7 @@ import { ACCOUNT_PASSWORD } from '../support/accounts.js'
 import type { Envelope } from '../support/client.js'
 import { createPostgresDatabase, postgresSkipReason, type TestDatabase } from '../support/engines.js'
 import { removeDirectory, startServer, temporaryDirectory, type RunningServer } from '../support/server.js'
+import { processSkipReason } from '../support/scope.js'
 
 /** One request to a real server with `token`; the status and the envelope. */
 async function send(url: string, token: string | undefined, method = 'GET', body?: unknown) {
@@ -46,7 +47,7 @@ const shared = [
   { where: 'two processes on one SQLite file', skip: undefined, postgres: false }
 ]
 
-for (const { where, skip, postgres } of shared) describe(`revocation across ${where}`, { skip }, () => {
+for (const { where, skip, postgres } of shared) describe(`revocation across ${where}`, { skip: processSkipReason ?? skip }, () => {
   let database: TestDatabase | undefined
   let directory: string
   let servers: RunningServer[] = []

@@ -6,10 +6,11 @@ import { after, before, describe, test } from 'node:test'
 import { TEST_SECRET } from '../support/app.js'
 import { runCli } from '../support/cli.js'
 import { CLI_ENTRY, freePort, removeDirectory, temporaryDirectory } from '../support/server.js'
+import { processSkipReason } from '../support/scope.js'
 
 const COMMAND_LIST = 'commands: serve, token, migrate, backup, restore, export, import, user, api-token, watch, webhooks, history (serve is the default); book-service COMMAND --help for its options\n'
 
-describe('the command line says what went wrong (the built CLI)', () => {
+describe('the command line says what went wrong (the built CLI)', { skip: processSkipReason }, () => {
   let directory: string
   const cli = (args: string[]) => runCli(args, { cwd: directory, env: { DATABASE_URL: join(directory, 'books.db'), SECRET_TOKEN: TEST_SECRET } })
   before(() => {

@@ -11,6 +11,7 @@ import { runCli } from '../support/cli.js'
 import { eventually } from '../support/client.js'
 import { createPostgresDatabase, engines, type TestDatabase } from '../support/engines.js'
 import { CLI_ENTRY, removeDirectory, startServer, temporaryDirectory } from '../support/server.js'
+import { processSkipReason } from '../support/scope.js'
 
 const version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version
 
@@ -21,7 +22,7 @@ const COMMANDS = ['serve', 'token', 'migrate', 'backup', 'restore', 'export', 'i
 
 const decode = (token: string) => createVerifier({ key: TEST_SECRET, algorithms: ['HS256'] })(token) as Record<string, number | string>
 
-describe('book-service (the built CLI)', () => {
+describe('book-service (the built CLI)', { skip: processSkipReason }, () => {
   let directory: string
   before(() => {
     directory = temporaryDirectory()
@@ -140,7 +141,7 @@ describe('book-service (the built CLI)', () => {
 })
 
 for (const { engine, skip } of engines) {
-  describe(`book-service user, with the service running and stopped [${engine}]`, { skip }, () => {
+  describe(`book-service user, with the service running and stopped [${engine}]`, { skip: processSkipReason ?? skip }, () => {
     let directory: string
     let database: TestDatabase | undefined
     let env: Record<string, string>
@@ -161,8 +162,13 @@ for (const { engine, skip } of engines) {
       assert.equal(added.stderr, 'book-service: created user "Dana" with role editor\n')
       const listed = await user(['list'])
       assert.equal(listed.code, 0, listed.stderr)
-      const rows = listed.stdout.trim().split('\n').map((line) => line.split('\t'))
-      assert.deepEqual(rows.map((row) => row.slice(0, 2)), [['username', 'role'], ['Dana', 'editor']])
+      const rows = listed.stdout.trim().split('\n').map((line) => line.split(/ +/))
+      assert.deepEqual(rows.map((row) => row.slice(0, 2)), [['USERNAME', 'ROLE'], ['Dana', 'editor']])
+      const listedJson = await user(['list', '--json'])
+      assert.deepEqual(
+        listedJson.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { username: string; role: string }).map((account) => [account.username, account.role]),
+        [['Dana', 'editor']]
+      )
       assert.doesNotMatch(listed.stdout + added.stdout + added.stderr, /scrypt|passphrase/)
       const refusals: Array<[string[], string | undefined, string]> = [
         [['add', 'dana', '--role', 'reader', '--password-stdin'], ACCOUNT_PASSWORD, 'User already exists'],

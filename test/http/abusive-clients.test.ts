@@ -5,6 +5,7 @@ import fc from 'fast-check'
 import { authHeaders, signToken } from '../support/app.js'
 import { readAnswers } from '../support/raw-http.js'
 import { removeDirectory, startServer, temporaryDirectory, type RunningServer } from '../support/server.js'
+import { processSkipReason } from '../support/scope.js'
 
 /**
  * Slow and abusive clients against the real process (docs/operations.md "Reliability and security"): header and body deadlines, the
@@ -63,7 +64,7 @@ async function served(server: RunningServer, count: number): Promise<number[]> {
   return statuses
 }
 
-describe('slow and abusive clients (real process)', () => {
+describe('slow and abusive clients (real process)', { skip: processSkipReason }, () => {
   let directory = ''
   let server: RunningServer
   before(async () => {
@@ -188,7 +189,7 @@ function parseAnswer(received: string, bodiless: boolean, request?: string): { s
   }
 }
 
-describe('raw request bytes (real process)', () => {
+describe('raw request bytes (real process)', { skip: processSkipReason }, () => {
   test('generated request lines and headers: never a 5xx, always the envelope, the server stays up', async (t) => {
     const directory = temporaryDirectory()
     const server = await startServer({ dataDirectory: directory, env: { HEADERS_TIMEOUT: '1', REQUEST_TIMEOUT: '2' } })
@@ -244,7 +245,7 @@ describe('raw request bytes (real process)', () => {
   })
 })
 
-describe('connection limit (real process)', () => {
+describe('connection limit (real process)', { skip: processSkipReason }, () => {
   test('connections beyond MAX_CONNECTIONS: the longest idle ones are closed to make room; the newest are served, and new ones after', async () => {
     const directory = temporaryDirectory()
     const limit = 5

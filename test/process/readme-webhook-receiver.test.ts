@@ -1,12 +1,19 @@
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { readFileSync, symlinkSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { authHeaders, signToken } from '../support/app.js'
 import { freePort, removeDirectory, startServer, temporaryDirectory, type RunningServer } from '../support/server.js'
 
 const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
+
+/** The README's `sh` block holding `marker`, verbatim. */
+function shellExample(marker: string): string {
+  const block = [...README.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1]!).find((text) => text.includes(marker))
+  assert.ok(block, `the README has a sh block with ${marker}`)
+  return block
+}
 
 /** The README's receiver example: the `js` block of its Webhooks section, verbatim. */
 function receiverExample(): string {
@@ -23,19 +30,31 @@ describe('the README receiver example verifies real deliveries', () => {
     directory = temporaryDirectory()
     // The example imports `standardwebhooks` as an installed package would be found.
     symlinkSync(new URL('../../node_modules', import.meta.url).pathname, join(directory, 'node_modules'))
-    server = await startServer({ dataDirectory: directory, env: { WEBHOOK_ALLOW_PRIVATE: 'true' } })
+    // As the README says to start it for a receiver on this machine, on a fresh clone's defaults.
+    server = await startServer({ dataDirectory: directory, env: { WEBHOOK_ALLOW_PRIVATE: 'true', DATABASE_URL: '', AUTH_PASSWORD: '' } })
   })
   after(async () => {
     await server.stop()
     removeDirectory(directory)
   })
 
-  test('it prints each verified event; a wrong secret answers 400', async () => {
+  test('the endpoint added as pasted (the walk-through\'s login, then the curl): the receiver prints each verified event; a wrong secret answers 400', async () => {
     writeFileSync(join(directory, 'receiver.mjs'), receiverExample())
     const port = await freePort()
-    const admin = { ...authHeaders(signToken({ role: 'admin' })), 'content-type': 'application/json' }
-    const created = await fetch(`${server.url}/webhooks`, { method: 'POST', headers: admin, body: JSON.stringify({ url: `http://127.0.0.1:${port}/` }) })
-    const { id, secret } = ((await created.json()) as { data: { id: string; secret: string } }).data
+    // The walk-through's step 1 sets $TOKEN; the Webhooks section's curl adds the receiver on port 3000.
+    const login = shellExample('# 1. Log in').split('# 2.')[0]!
+    const add = shellExample('/webhooks -H')
+    const script = (login + add).replaceAll('localhost:8080', `127.0.0.1:${server.port}`).replaceAll('127.0.0.1:3000', `127.0.0.1:${port}`)
+    const output = execFileSync('bash', ['-e', '-c', script], {
+      cwd: directory,
+      encoding: 'utf8',
+      env: { PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}` }
+    })
+    const answer = JSON.parse(output) as { status: number; message: string; data: { id: string; secret: string } }
+    assert.equal(answer.status, 201, output)
+    assert.equal(answer.message, 'Webhook created successfully')
+    const { id, secret } = answer.data
+    assert.match(secret, /^whsec_/)
     const receiver = spawn(process.execPath, ['receiver.mjs'], { cwd: directory, env: { WEBHOOK_SECRET: secret, PORT: String(port) } })
     let printed = ''
     receiver.stdout.on('data', (chunk: Buffer) => (printed += chunk.toString()))

@@ -1,9 +1,15 @@
 import assert from 'node:assert/strict'
-import { readFileSync, statSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { TEST_PASSWORD } from '../support/app.js'
-import { removeDirectory, startServer, temporaryDirectory } from '../support/server.js'
+import { removeDirectory, SERVER_ENTRY, startServer, temporaryDirectory } from '../support/server.js'
+
+/** Every path under `directory` (files and folders), relative to it. */
+function everythingUnder(directory: string): string[] {
+  return readdirSync(directory, { recursive: true, encoding: 'utf8' }).sort()
+}
 
 /** The envelope as the tests read it; `data` is whatever the route returns. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -87,6 +93,8 @@ describe('the real server process', () => {
         assert.equal(statSync(join(dataFolder, file)).mode & 0o777, 0o600, file)
       }
       assert.equal(readFileSync(join(dataFolder, 'auth_password'), 'utf8').trim(), password)
+      // The start log says where the first admin's password came from: the file, not AUTH_PASSWORD.
+      assert.match(first.stdout(), /created the first admin account \\"admin\\", its password from data\/auth_password/)
       assert.doesNotMatch(first.output().split('\n').filter((line) => line.startsWith('{')).join('\n'), new RegExp(password))
       const token = await login(first.url, password)
       assert.equal(await first.stop(), 0)
@@ -101,6 +109,44 @@ describe('the real server process', () => {
       }
     } finally {
       removeDirectory(empty)
+    }
+  })
+
+  // The start-up's steps refuse before anything is written (docs/architecture.md "Paths through the code").
+  for (const workers of ['1', '2']) {
+    test(`WORKERS=${workers}, DATABASE_URL naming a folder: one line, exit 1, nothing written anywhere`, () => {
+      const directory = temporaryDirectory()
+      try {
+        const folder = join(directory, 'store')
+        mkdirSync(folder)
+        const result = spawnSync(process.execPath, [SERVER_ENTRY], {
+          cwd: directory,
+          env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: '0', WORKERS: workers, DATABASE_URL: folder },
+          encoding: 'utf8'
+        })
+        assert.equal(result.stderr, `book-service: DATABASE_URL is a folder; name a file in it, e.g. ${join(folder, 'books.db')}\n`)
+        assert.equal(result.status, 1)
+        assert.equal(result.stdout, '')
+        assert.deepEqual(everythingUnder(directory), ['store'], 'no auth_password, secret_token or database written')
+      } finally {
+        removeDirectory(directory)
+      }
+    })
+  }
+
+  test('AUTH_PASSWORD shorter than the password rule: one line without the value, exit 1, nothing written', () => {
+    const directory = temporaryDirectory()
+    try {
+      const result = spawnSync(process.execPath, [SERVER_ENTRY], {
+        cwd: directory,
+        env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: '0', AUTH_PASSWORD: 'abc' },
+        encoding: 'utf8'
+      })
+      assert.equal(result.stderr, 'book-service: Invalid configuration: AUTH_PASSWORD must be 12 to 1024 characters, as every password\n')
+      assert.equal(result.status, 1)
+      assert.deepEqual(everythingUnder(directory), [])
+    } finally {
+      removeDirectory(directory)
     }
   })
 })

@@ -9,6 +9,7 @@ import { gunzipSync } from 'node:zlib'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { acceptsGzip, webPageRoutes } from '../../src/routes/web-page.js'
 import { buildTestApp } from '../support/app.js'
+import { buildSkipReason } from '../support/scope.js'
 
 /**
  * The web page's routes in-process (`npm test` builds the page into dist/web first): what `/`
@@ -16,7 +17,7 @@ import { buildTestApp } from '../support/app.js'
  */
 const notFound = { status: 404, message: 'Route not found', data: null }
 
-describe('GET / and /assets/{name}', () => {
+describe('GET / and /assets/{name}', { skip: buildSkipReason }, () => {
   let app: FastifyInstance
   let html: string
   let script: string

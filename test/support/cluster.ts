@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process'
 import { chownSync, existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { freePort, removeDirectory, temporaryDirectory } from './server.js'
+import { postgresScopeSkipReason, processSkipReason } from './scope.js'
 
 /** A PostgreSQL server of a test's own, on a spare port, that the test may stop and start again. */
 export interface ThrowawayCluster {
@@ -39,11 +40,13 @@ const uid = runAsPostgres ? postgresUid() : undefined
 
 /** Why throwaway clusters cannot be made here (then those tests are skipped), or undefined. */
 export const clusterSkipReason: string | undefined =
-  bin === undefined
+  processSkipReason ??
+  postgresScopeSkipReason ??
+  (bin === undefined
     ? 'no PostgreSQL server binaries (initdb) under /usr/lib/postgresql: throwaway-cluster tests skipped'
     : runAsPostgres && uid === undefined
       ? 'running as root without a postgres OS user to run initdb as: throwaway-cluster tests skipped'
-      : undefined
+      : undefined)
 
 /**
  * Creates and starts a throwaway PostgreSQL cluster in a temporary folder (`initdb`, `pg_ctl`;

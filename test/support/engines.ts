@@ -1,5 +1,6 @@
 import pg from 'pg'
 import { createScratchDatabase, type ScratchDatabase } from './scratch-database.js'
+import { postgresScopeSkipReason } from './scope.js'
 import type { Database } from '../../src/storage/contracts/database.js'
 import type { Engine } from '../../src/storage/contracts/engine.js'
 import { PostgresDatabase } from '../../src/storage/postgres/postgres-database.js'
@@ -28,8 +29,8 @@ async function probePostgres(): Promise<string | undefined> {
   }
 }
 
-/** Why the PostgreSQL tests are skipped, or undefined when PostgreSQL is reachable. */
-export const postgresSkipReason = await probePostgres()
+/** Why the PostgreSQL tests are skipped (the run's scope, or no server), or undefined when they run. */
+export const postgresSkipReason = postgresScopeSkipReason ?? (await probePostgres())
 if (postgresSkipReason) console.log(`# ${postgresSkipReason}`)
 
 /** Every engine, each with the reason it is skipped here (undefined: it runs). */

@@ -52,7 +52,8 @@ export function removeDirectory(path: string): void {
 /**
  * Starts `node dist/start.js` on 127.0.0.1 and a free port (or `options.port`), with the test
  * secret and password, the database in `dataDirectory`, plus `env`. Resolves once `/healthz`
- * answers 200; rejects with the process output if it exits first or takes over `timeoutMs`.
+ * answers 200; rejects with the process output if it exits first or takes over `timeoutMs`
+ * (default 120 s).
  */
 export async function startServer(options: {
   dataDirectory: string
@@ -106,7 +107,9 @@ export async function startServer(options: {
     })
   )
   const url = `http://127.0.0.1:${port}`
-  const deadline = Date.now() + (options.timeoutMs ?? 15_000)
+  // The deadline only guards against a start that hangs: a machine running several suites at once
+  // (2 cores, a dozen processes) takes well over 15 s to start a process, which is no failure.
+  const deadline = Date.now() + (options.timeoutMs ?? 120_000)
   let exitCode: number | string | undefined
   void exited.then((code) => (exitCode = code))
   // Other test runs on the machine start servers too: when the log says so, wait for this process's

@@ -6,6 +6,7 @@ import type { AppConfig, AppOptions } from '../../src/app.js'
 import type { Engine } from '../../src/storage/contracts/engine.js'
 import { buildTestApp } from './app.js'
 import { createPostgresDatabase, engines, openTestDatabase, type TestDatabase } from './engines.js'
+import { processSkipReason } from './scope.js'
 import { removeDirectory, startServer, temporaryDirectory, type RunningServer } from './server.js'
 
 /** What a suite run by {@link describeEachEngine} gets. */
@@ -98,14 +99,16 @@ export function suiteServer(engine: Engine = 'sqlite', options: ServerSuiteOptio
 
 /**
  * Declares the suite `body` once per storage engine against the real process ({@link
- * suiteServer}): the PostgreSQL one is one skipped test, with the reason, when no server answers.
+ * suiteServer}): the PostgreSQL one is one skipped test, with the reason, when no server answers;
+ * both are when the run's scope leaves out real processes (`TEST_SCOPE=fast`, test/support/scope.ts).
  */
 export function describeEachEngineServer(
   name: string,
   body: (suite: { engine: Engine; server(): RunningServer }) => void,
   options: ServerSuiteOptions = {}
 ) {
-  for (const { engine, skip } of engines) {
+  for (const { engine, skip: engineSkip } of engines) {
+    const skip = processSkipReason ?? engineSkip
     describe(`${name} (real process) [${engine}]`, () => {
       if (skip) {
         test('every test of this suite', { skip }, () => {})

@@ -8,6 +8,21 @@ import { Messages } from '../../http/messages.js'
 import { openAccounts, type OpenedAccounts } from '../../storage/open.js'
 import { configOrExit, fail, openOrExit, secretOrExit } from '../exit.js'
 import { CONFIGURATION_HELP } from '../help.js'
+import { printListing, type Listing } from '../table.js'
+
+/** How `api-token list` lists tokens (cli/table.ts): an empty cell for a token that never expires or was never used. */
+const apiTokenListing: Listing<ReturnType<typeof apiTokenView>> = {
+  columns: [
+    { header: 'ID', cell: (view) => view.id },
+    { header: 'USERNAME', cell: (view) => view.username ?? '' },
+    { header: 'NAME', cell: (view) => view.name },
+    { header: 'ROLE', cell: (view) => view.role },
+    { header: 'CREATED_AT', cell: (view) => view.created_at },
+    { header: 'EXPIRES_AT', cell: (view) => view.expires_at ?? '' },
+    { header: 'LAST_USED_AT', cell: (view) => view.last_used_at ?? '' }
+  ],
+  json: (view) => view
+}
 
 /** Runs `work` on the accounts and API tokens of the configured database, then closes it; exits 1 with one line when it cannot be opened. */
 async function withApiTokens(work: (opened: OpenedAccounts) => Promise<void>): Promise<void> {
@@ -81,15 +96,13 @@ export function apiTokenCommand(): Command {
 
   apiToken
     .command('list')
-    .description('print the API tokens, newest first: id, username, name, role, created_at, expires_at, last_used_at (tab-separated)')
+    .description('print the API tokens, newest first: id, username, name, role, created_at, expires_at, last_used_at (a table; --json: one JSON object per line)')
     .option('--user <username>', 'only this account\'s tokens')
-    .action((options: { user?: string }) =>
-      withApiTokens(async ({ apiTokens }) => {
-        const lines = (await apiTokens.list(options.user))
-          .map((token) => apiTokenView(token, true))
-          .map((view) => [view.id, view.username, view.name, view.role, view.created_at, view.expires_at ?? '', view.last_used_at ?? ''].join('\t'))
-        process.stdout.write(['id\tusername\tname\trole\tcreated_at\texpires_at\tlast_used_at', ...lines].join('\n') + '\n')
-      })
+    .option('--json', 'one JSON object per line, as GET /tokens gives each token')
+    .action((options: { user?: string; json?: boolean }) =>
+      withApiTokens(async ({ apiTokens }) =>
+        printListing(apiTokenListing, (await apiTokens.list(options.user)).map((token) => apiTokenView(token, true)), options.json)
+      )
     )
 
   apiToken

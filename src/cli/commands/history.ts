@@ -2,6 +2,7 @@ import { Command, InvalidArgumentError } from 'commander'
 import { createTokenSigner } from '../../auth/tokens.js'
 import { createClient, type HistoryEntry } from '../../client/index.js'
 import { configOrExit, fail, secretOrExit } from '../exit.js'
+import { jsonLines, table, type Listing } from '../table.js'
 import { CONFIGURATION_HELP } from '../help.js'
 
 /** Options of `book-service history`. */
@@ -21,22 +22,18 @@ function bookId(value: string): number {
   return id
 }
 
-/** The table `history` prints: a header line, then one line per entry, columns padded to their widest cell. */
-export function historyTable(entries: readonly HistoryEntry[]): string {
-  const rows = [
-    ['VERSION', 'OPERATION', 'AT', 'ACTOR', 'TITLE', 'AUTHOR', 'YEAR'],
-    ...entries.map((entry) => [
-      String(entry.version),
-      entry.operation,
-      entry.at,
-      entry.actor ?? '-',
-      entry.book?.title ?? '',
-      entry.book?.author ?? '',
-      entry.book === null ? '' : String(entry.book.year)
-    ])
-  ]
-  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => [...row[column]!].length)))
-  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd() + '\n').join('')
+/** How `history` lists entries (the command line's convention, cli/table.ts): `--json` prints the API's entry. */
+export const historyListing: Listing<HistoryEntry> = {
+  columns: [
+    { header: 'VERSION', cell: (entry) => String(entry.version) },
+    { header: 'OPERATION', cell: (entry) => entry.operation },
+    { header: 'AT', cell: (entry) => entry.at },
+    { header: 'ACTOR', cell: (entry) => entry.actor ?? '-' },
+    { header: 'TITLE', cell: (entry) => entry.book?.title ?? '' },
+    { header: 'AUTHOR', cell: (entry) => entry.book?.author ?? '' },
+    { header: 'YEAR', cell: (entry) => (entry.book === null ? '' : String(entry.book.year)) }
+  ],
+  json: (entry) => entry
 }
 
 /**
@@ -58,7 +55,7 @@ async function history(id: number, options: HistoryOptions): Promise<void> {
     // Page by page, so a long history is never one answer.
     for (let cursor: string | undefined; ; ) {
       const page = await client.history(id, { limit: 1000, cursor })
-      if (options.json) for (const entry of page.entries) process.stdout.write(`${JSON.stringify(entry)}\n`)
+      if (options.json) process.stdout.write(jsonLines(historyListing, page.entries))
       else entries.push(...page.entries)
       cursor = page.cursor
       if (cursor === undefined) break
@@ -66,7 +63,7 @@ async function history(id: number, options: HistoryOptions): Promise<void> {
   } catch (error) {
     fail(`history: ${url}: ${(error as Error).message}`)
   }
-  if (!options.json) process.stdout.write(historyTable(entries))
+  if (!options.json) process.stdout.write(table(historyListing, entries))
 }
 
 /** `book-service history`: {@link history}. */

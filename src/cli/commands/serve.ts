@@ -1,30 +1,41 @@
 import cluster from 'node:cluster'
 import { Command } from 'commander'
 import { workerCount } from '../../config.js'
-import { configOrExit, fail, openOrExit, passwordOrExit, reportRetry, secretOrExit } from '../exit.js'
+import { resolveCredentials } from '../../auth/credentials.js'
+import { dataFolder } from '../../storage/files.js'
+import { configOrExit, fail, openOrExit, reportRetry, stepOrExit } from '../exit.js'
 import { CONFIGURATION_HELP } from '../help.js'
 
 /**
- * Starts the service (`npm start`, `book-service serve`): reads the configuration once, resolves
- * the secret and password (generating them on first start), opens the storage (applying
- * migrations), listens, and on SIGTERM/SIGINT stops accepting, finishes in-flight requests, closes
- * the storage and exits 0. Exits 1 with one line on stderr when it cannot start.
+ * Starts the service (`npm start`, `book-service serve`) in one straight line of steps, each of
+ * which either hands its result to the next or exits 1 with its one line on stderr:
  *
- * With `WORKERS` > 1 this process becomes the cluster primary (cli/workers/primary.ts), and each
- * worker it forks runs this same start-up, listening on the primary's port; a worker also stops
- * when it loses its primary (killed, crashed): no new connection, its in-flight requests answered.
+ * 1. settings: the configuration, read once (config.ts);
+ * 2. data folder: where the service keeps its files, checked before anything is written
+ *    (`dataFolder`, storage/files.ts);
+ * 3. credentials: the secret and the first admin's password, generated and kept in the data
+ *    folder on the first start (auth/credentials.ts);
+ * 4. storage: opened, migrations applied (storage/open.ts);
+ * 5. app: built (app.ts), the first admin created while none exists;
+ * 6. listen; then on SIGTERM/SIGINT it stops accepting, finishes in-flight requests, closes the
+ *    storage and exits 0.
+ *
+ * With `WORKERS` > 1 this process becomes the cluster primary after step 3 (cli/workers/primary.ts:
+ * storage, first admin, then the workers), and each worker it forks runs this same start-up,
+ * listening on the primary's port; a worker also stops when it loses its primary (killed,
+ * crashed): no new connection, its in-flight requests answered.
  */
 export async function serve(): Promise<void> {
   const config = configOrExit()
+  const folder = stepOrExit(() => dataFolder(config.DATABASE_URL))
   const workers = workerCount(config.WORKERS)
+  const credentials = stepOrExit(() => resolveCredentials(config, folder, (lines) => process.stderr.write(lines)))
   if (workers > 1 && cluster.isPrimary) {
     const { runPrimary } = await import('../workers/primary.js')
-    return runPrimary(config, workers)
+    return runPrimary(config, credentials, workers)
   }
   // Loaded only here: a cluster primary serves nothing and stays small without them.
   const [{ buildApp }, { openDatabase }] = await Promise.all([import('../../app.js'), import('../../storage/open.js')])
-  const secret = secretOrExit(config)
-  const password = passwordOrExit(config)
 
   // Until the app's logger exists, a pooled connection lost between requests is told on stderr.
   let connectionLost = (error: unknown): void => {
@@ -36,7 +47,11 @@ export async function serve(): Promise<void> {
   const database = await openOrExit('cannot open the storage at DATABASE_URL', () =>
     openDatabase(config, reportRetry, (error) => connectionLost(error), (failure) => writeHealth(failure))
   )
-  const app = await buildApp({ config: { ...config, SECRET_TOKEN: secret, AUTH_PASSWORD: password }, database })
+  const app = await buildApp({
+    config: { ...config, SECRET_TOKEN: credentials.secret, AUTH_PASSWORD: credentials.password },
+    database,
+    passwordFrom: credentials.passwordFrom
+  })
   connectionLost = (error) => app.log.warn({ err: error }, 'database connection lost; reconnecting on the next query')
   // One line when writes start failing (not ready until one succeeds) and one when they work again.
   writeHealth = (failure) =>

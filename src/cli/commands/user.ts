@@ -10,6 +10,18 @@ import { LAST_ADMIN, type AccountStore } from '../../storage/contracts/account-s
 import { openAccounts } from '../../storage/open.js'
 import { configOrExit, fail, openOrExit } from '../exit.js'
 import { CONFIGURATION_HELP } from '../help.js'
+import { printListing, type Listing } from '../table.js'
+
+/** How `user list` lists accounts (cli/table.ts). */
+const accountListing: Listing<{ username: string; role: string; created_at: string; updated_at: string }> = {
+  columns: [
+    { header: 'USERNAME', cell: (account) => account.username },
+    { header: 'ROLE', cell: (account) => account.role },
+    { header: 'CREATED_AT', cell: (account) => account.created_at },
+    { header: 'UPDATED_AT', cell: (account) => account.updated_at }
+  ],
+  json: ({ username, role, created_at, updated_at }) => ({ username, role, created_at, updated_at })
+}
 
 /**
  * Runs `work` on the accounts of the configured database (the same file or PostgreSQL database
@@ -119,12 +131,10 @@ export function userCommand(): Command {
 
   user
     .command('list')
-    .description('print every account: username, role, created_at, updated_at (tab-separated)')
-    .action(() =>
-      withAccounts(async (accounts) => {
-        const lines = (await accounts.list()).map((a) => [a.username, a.role, a.created_at, a.updated_at].join('\t'))
-        process.stdout.write(['username\trole\tcreated_at\tupdated_at', ...lines].join('\n') + '\n')
-      })
+    .description('print every account: username, role, created_at, updated_at (a table; --json: one JSON object per line)')
+    .option('--json', 'one JSON object per line, as GET /users gives each account')
+    .action((options: { json?: boolean }) =>
+      withAccounts(async (accounts) => printListing(accountListing, await accounts.list(), options.json))
     )
 
   user

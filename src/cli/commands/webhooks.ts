@@ -2,12 +2,57 @@ import { Command } from 'commander'
 import Value from 'typebox/value'
 import { Messages } from '../../http/messages.js'
 import type { ChangeOperation } from '../../storage/contracts/change-log.js'
+import type { DeliveryRecord } from '../../storage/contracts/webhook-store.js'
 import { openWebhooks, type OpenedWebhooks } from '../../storage/open.js'
 import { urlRefusal } from '../../webhooks/address-policy.js'
 import { newEndpoint, webhookView } from '../../webhooks/endpoint.js'
-import { WebhookInput } from '../../webhooks/schema.js'
+import { WebhookInput, type CreatedWebhook, type Webhook } from '../../webhooks/schema.js'
 import { configOrExit, fail, openOrExit } from '../exit.js'
 import { CONFIGURATION_HELP } from '../help.js'
+import { printListing, type Listing } from '../table.js'
+
+/** How `webhooks list` lists endpoints (cli/table.ts); the reason shows only for a disabled one. */
+const webhookListing: Listing<Webhook> = {
+  columns: [
+    { header: 'ID', cell: (endpoint) => endpoint.id },
+    { header: 'ENABLED', cell: (endpoint) => String(endpoint.enabled) },
+    { header: 'EVENTS', cell: (endpoint) => endpoint.events.join(',') },
+    { header: 'URL', cell: (endpoint) => endpoint.url },
+    { header: 'DISABLED_REASON', cell: (endpoint) => (endpoint.enabled ? '' : (endpoint.disabled_reason ?? '')) }
+  ],
+  json: (endpoint) => endpoint
+}
+
+/** How `webhooks add` shows the endpoint it made, with its secret (shown this once). */
+const createdWebhookListing: Listing<CreatedWebhook> = {
+  columns: [...webhookListing.columns.slice(0, 4), { header: 'SECRET', cell: (endpoint) => endpoint.secret }],
+  json: (endpoint) => endpoint
+}
+
+/** How `webhooks deliveries` lists a delivery log, with the API's field names under `--json`. */
+const deliveryListing: Listing<DeliveryRecord> = {
+  columns: [
+    { header: 'ID', cell: (row) => String(row.id) },
+    { header: 'SEQ', cell: (row) => String(row.seq) },
+    { header: 'EVENT', cell: (row) => row.event },
+    { header: 'ATTEMPT', cell: (row) => String(row.attempt) },
+    { header: 'STATUS', cell: (row) => row.status },
+    { header: 'HTTP_STATUS', cell: (row) => (row.httpStatus === null ? '' : String(row.httpStatus)) },
+    { header: 'AT', cell: (row) => new Date(row.at).toISOString() },
+    { header: 'ERROR', cell: (row) => row.error ?? '' }
+  ],
+  json: (row) => ({
+    id: row.id,
+    seq: row.seq,
+    event: row.event,
+    attempt: row.attempt,
+    status: row.status,
+    http_status: row.httpStatus,
+    error: row.error,
+    at: new Date(row.at).toISOString(),
+    next_attempt_at: row.nextAttemptAt === null ? null : new Date(row.nextAttemptAt).toISOString()
+  })
+}
 
 /** Runs `work` on the webhooks of the configured database, then closes it; exits 1 with one line when it cannot be opened. */
 async function withWebhooks(work: (opened: OpenedWebhooks, allowPrivate: boolean) => Promise<void>): Promise<void> {
@@ -34,22 +79,19 @@ export function webhooksCommand(): Command {
 
   webhooks
     .command('list')
-    .description('print every endpoint: id, enabled, events, url, disabled_reason (tab-separated)')
-    .action(() =>
-      withWebhooks(async ({ webhooks: store }) => {
-        const lines = (await store.list()).map((endpoint) =>
-          [endpoint.id, endpoint.enabled, endpoint.events.join(','), endpoint.url, endpoint.enabled ? '' : (endpoint.disabledReason ?? '')].join('\t')
-        )
-        process.stdout.write(['id\tenabled\tevents\turl\tdisabled_reason', ...lines].join('\n') + '\n')
-      })
+    .description('print every endpoint: id, enabled, events, url, disabled_reason (a table; --json: one JSON object per line)')
+    .option('--json', 'one JSON object per line, as GET /webhooks gives each endpoint')
+    .action((options: { json?: boolean }) =>
+      withWebhooks(async ({ webhooks: store }) => printListing(webhookListing, (await store.list()).map(webhookView), options.json))
     )
 
   webhooks
     .command('add <url>')
-    .description('add an endpoint; prints it as JSON with its secret (shown only this once)')
+    .description('add an endpoint; prints it with its secret, shown only this once (a table; --json: one JSON object)')
     .option('--events <list>', 'comma-separated: created, updated, deleted (default all three)')
     .option('--description <text>', 'free text for the admins')
-    .action((url: string, options: { events?: string; description?: string }) => {
+    .option('--json', 'one JSON object, as POST /webhooks answers')
+    .action((url: string, options: { events?: string; description?: string; json?: boolean }) => {
       const input = {
         url,
         ...(options.events === undefined ? {} : { events: options.events.split(',').map((operation) => operation.trim()) as ChangeOperation[] }),
@@ -61,7 +103,7 @@ export function webhooksCommand(): Command {
         if (refusal !== undefined) fail(`${Messages.invalidInput}: ${refusal}${allowPrivate ? '' : ' (WEBHOOK_ALLOW_PRIVATE=true permits private addresses)'}`)
         const endpoint = newEndpoint(input, await lastSeq())
         await store.create(endpoint)
-        process.stdout.write(JSON.stringify({ ...webhookView(endpoint), secret: endpoint.secret }) + '\n')
+        printListing(createdWebhookListing, [{ ...webhookView(endpoint), secret: endpoint.secret }], options.json)
       })
     })
 
@@ -77,10 +119,11 @@ export function webhooksCommand(): Command {
 
   webhooks
     .command('deliveries <id>')
-    .description('print the delivery log of an endpoint, newest first: id, seq, event, attempt, status, http_status, at, error (tab-separated)')
+    .description('print the delivery log of an endpoint, newest first: id, seq, event, attempt, status, http_status, at, error (a table; --json: one JSON object per line)')
     .option('--limit <n>', 'how many (1 to 1000)', '50')
     .option('--status <status>', 'pending, succeeded or failed')
-    .action((id: string, options: { limit: string; status?: string }) => {
+    .option('--json', 'one JSON object per line, as GET /webhooks/{id}/deliveries gives each delivery')
+    .action((id: string, options: { limit: string; status?: string; json?: boolean }) => {
       const limit = Number(options.limit)
       if (!Number.isInteger(limit) || limit < 1 || limit > 1000) fail(`--limit must be an integer from 1 to 1000 (got "${options.limit}")`)
       const status = options.status
@@ -89,11 +132,7 @@ export function webhooksCommand(): Command {
       }
       return withWebhooks(async ({ webhooks: store }) => {
         if ((await store.get(id)) === undefined) fail(Messages.webhookNotFound)
-        const rows = await store.deliveries(id, { limit, status })
-        const lines = rows.map((row) =>
-          [row.id, row.seq, row.event, row.attempt, row.status, row.httpStatus ?? '', new Date(row.at).toISOString(), row.error ?? ''].join('\t')
-        )
-        process.stdout.write(['id\tseq\tevent\tattempt\tstatus\thttp_status\tat\terror', ...lines].join('\n') + '\n')
+        printListing(deliveryListing, await store.deliveries(id, { limit, status }), options.json)
       })
     })
 

@@ -1,10 +1,11 @@
 import cluster, { type Worker } from 'node:cluster'
 import { pino, type Logger } from 'pino'
+import type { Credentials } from '../../auth/credentials.js'
 import { bootstrapFirstAdmin } from '../../auth/first-admin.js'
 import type { Config } from '../../config.js'
 import { answerMetricsRequests } from '../../http/pipeline/cluster-metrics.js'
 import { openAccounts } from '../../storage/open.js'
-import { fail, openOrExit, passwordOrExit, reportRetry, secretOrExit } from '../exit.js'
+import { fail, openOrExit, reportRetry } from '../exit.js'
 import { ReplacementBackoff } from './replacement-backoff.js'
 
 /** How long a stopping worker may take to finish its in-flight requests before it is killed, in ms. */
@@ -21,17 +22,14 @@ interface Tracked {
 }
 
 /**
- * Makes everything the workers share, once, before any of them starts: the signing secret and
- * the first password (generated and kept in the data folder when unset, the password printed
- * once), the schema (migrations) and the first admin account. Exits 1 with one line when it cannot.
+ * Makes what the workers share in the storage, once, before any of them starts: the schema
+ * (migrations) and the first admin account. Exits 1 with one line when it cannot.
  */
-async function prepareStorage(config: Config, log: Logger): Promise<void> {
-  secretOrExit(config)
-  const password = passwordOrExit(config)
+async function prepareStorage(config: Config, credentials: Credentials, log: Logger): Promise<void> {
   const opened = await openOrExit('cannot open the storage at DATABASE_URL', () => openAccounts(config, reportRetry))
   try {
     await openOrExit('cannot create the first admin account', () =>
-      bootstrapFirstAdmin(opened.accounts, { username: config.AUTH_USERNAME, password }, log)
+      bootstrapFirstAdmin(opened.accounts, { username: config.AUTH_USERNAME, password: credentials.password, passwordFrom: credentials.passwordFrom }, log)
     )
   } finally {
     await opened.close()
@@ -39,7 +37,8 @@ async function prepareStorage(config: Config, log: Logger): Promise<void> {
 }
 
 /**
- * The cluster primary of `WORKERS` > 1 (docs/several-instances.md "Running several instances"): prepares the storage
+ * The cluster primary of `WORKERS` > 1 (docs/several-instances.md "Running several instances"),
+ * started by `serve` (commands/serve.ts) once the settings, data folder and credentials are had: prepares the storage
  * once, then forks `count` workers that each build the app and listen on the one port (node:cluster
  * shares the primary's listening socket; each worker accepts from it). It serves no request itself; it answers the workers' `/metrics` with
  * the whole service's metrics (http/pipeline/cluster-metrics.ts).
@@ -52,9 +51,9 @@ async function prepareStorage(config: Config, log: Logger): Promise<void> {
  *   the primary exits 0 once all have exited 0, 1 when one failed or outlived
  *   {@link WORKER_STOP_TIMEOUT_MS} (then it is killed).
  */
-export async function runPrimary(config: Config, count: number): Promise<void> {
+export async function runPrimary(config: Config, credentials: Credentials, count: number): Promise<void> {
   const log = pino({ level: config.LOG_LEVEL })
-  await prepareStorage(config, log)
+  await prepareStorage(config, credentials, log)
 
   // The workers accept from the one shared socket themselves (docs/several-instances.md "Running several
   // instances"): a connection never waits in a worker that just died, as it does when the

@@ -6,10 +6,11 @@ import { TEST_SECRET } from '../../support/app.js'
 import { ACCOUNT_PASSWORD } from '../../support/accounts.js'
 import { runCli } from '../../support/cli.js'
 import { removeDirectory, startServer, temporaryDirectory } from '../../support/server.js'
+import { processSkipReason } from '../../support/scope.js'
 
 const decode = (token: string) => createVerifier({ key: TEST_SECRET, algorithms: ['HS256'] })(token) as Record<string, unknown>
 
-describe('book-service api-token create|list|revoke (the built CLI)', () => {
+describe('book-service api-token create|list|revoke (the built CLI)', { skip: processSkipReason }, () => {
   let directory: string
   let env: Record<string, string>
   before(async () => {
@@ -55,16 +56,19 @@ describe('book-service api-token create|list|revoke (the built CLI)', () => {
       const books = async () => (await fetch(`${server.url}/books`, { headers: { authorization: `Bearer ${token}` } })).status
       assert.equal(await books(), 200)
       let listed = ''
-      for (let tries = 0; tries < 50 && !/\t\d{4}-[^\t]+Z\n/.test(listed); tries++) {
+      for (let tries = 0; tries < 50 && !/"last_used_at":"\d{4}-/.test(listed); tries++) {
         await new Promise((resolve) => setTimeout(resolve, 50))
-        listed = (await runCli(['api-token', 'list', '--user', 'alice'], { cwd: directory, env })).stdout
+        listed = (await runCli(['api-token', 'list', '--user', 'alice', '--json'], { cwd: directory, env })).stdout
       }
-      const [header, row] = listed.trim().split('\n')
-      assert.equal(header, 'id\tusername\tname\trole\tcreated_at\texpires_at\tlast_used_at')
-      const fields = row!.split('\t')
-      assert.deepEqual(fields.slice(0, 4), [id, 'alice', 'catalogue sync', 'reader'])
-      assert.equal(fields[5], new Date((claims.exp as number) * 1000).toISOString())
-      assert.ok(Date.parse(fields[6]!) >= Date.parse(fields[4]!), `last used: ${fields[6]}`)
+      const views = listed.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, string>)
+      assert.equal(views.length, 1)
+      const view = views[0]!
+      assert.deepEqual([view.id, view.username, view.name, view.role], [id, 'alice', 'catalogue sync', 'reader'])
+      assert.equal(view.expires_at, new Date((claims.exp as number) * 1000).toISOString())
+      assert.ok(Date.parse(view.last_used_at!) >= Date.parse(view.created_at!), `last used: ${view.last_used_at}`)
+      const table = (await runCli(['api-token', 'list', '--user', 'alice'], { cwd: directory, env })).stdout
+      assert.match(table, /^ID +USERNAME +NAME +ROLE +CREATED_AT +EXPIRES_AT +LAST_USED_AT\n/)
+      assert.match(table, new RegExp(`^${id} +alice +catalogue sync +reader +\\S+Z +\\S+Z +\\S+Z$`, 'm'))
 
       const revoked = await runCli(['api-token', 'revoke', id], { cwd: directory, env })
       const revokedAt = Date.now()
@@ -83,8 +87,9 @@ describe('book-service api-token create|list|revoke (the built CLI)', () => {
     const created = await runCli(['api-token', 'create', 'alice', '--name', 'short-lived'], { cwd: directory, env })
     assert.equal(created.code, 0, created.stderr)
     assert.match(created.stderr, /with role editor, never expiring\n$/)
-    assert.match((await runCli(['api-token', 'list'], { cwd: directory, env })).stdout, /\talice\tshort-lived\teditor\t[^\t]+\t\t\n$/)
+    assert.match((await runCli(['api-token', 'list'], { cwd: directory, env })).stdout, / +alice +short-lived +editor +\S+Z\n$/)
     assert.equal((await runCli(['user', 'remove', 'alice'], { cwd: directory, env })).code, 0)
-    assert.equal((await runCli(['api-token', 'list'], { cwd: directory, env })).stdout, 'id\tusername\tname\trole\tcreated_at\texpires_at\tlast_used_at\n')
+    assert.equal((await runCli(['api-token', 'list'], { cwd: directory, env })).stdout, 'ID  USERNAME  NAME  ROLE  CREATED_AT  EXPIRES_AT  LAST_USED_AT\n')
+    assert.equal((await runCli(['api-token', 'list', '--json'], { cwd: directory, env })).stdout, '')
   })
 })

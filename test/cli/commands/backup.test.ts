@@ -8,6 +8,7 @@ import { runCli } from '../../support/cli.js'
 import { call } from '../../support/client.js'
 import { createPostgresDatabase, postgresSkipReason, type TestDatabase } from '../../support/engines.js'
 import { removeDirectory, startServer, temporaryDirectory, type RunningServer } from '../../support/server.js'
+import { processSkipReason } from '../../support/scope.js'
 
 /** The books of a SQLite file (a backup), by id. */
 function booksIn(path: string): Map<number, string> {
@@ -27,7 +28,7 @@ async function create(server: RunningServer, title: string): Promise<number> {
   return body.data.id as number
 }
 
-describe('book-service backup and restore (SQLite, the real process)', () => {
+describe('book-service backup and restore (SQLite, the real process)', { skip: processSkipReason }, () => {
   let directory: string
   let env: Record<string, string>
   before(() => {

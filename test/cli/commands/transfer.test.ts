@@ -9,6 +9,7 @@ import { runCli } from '../../support/cli.js'
 import { call } from '../../support/client.js'
 import { createPostgresDatabase, engines, postgresSkipReason } from '../../support/engines.js'
 import { removeDirectory, startServer, temporaryDirectory, type RunningServer } from '../../support/server.js'
+import { processSkipReason } from '../../support/scope.js'
 
 /** Books whose text breaks naive CSV and JSON handling: quotes, commas, line breaks, emoji, right-to-left text. */
 const TRICKY = [
@@ -57,7 +58,7 @@ async function listed(server: RunningServer): Promise<unknown[]> {
 }
 
 for (const { engine, skip } of engines) {
-  describe(`book-service export and import on ${engine} (the real process)`, { skip }, () => {
+  describe(`book-service export and import on ${engine} (the real process)`, { skip: processSkipReason ?? skip }, () => {
     const cleanups: Array<() => Promise<void>> = []
     let folder: string
     let source: string

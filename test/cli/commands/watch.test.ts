@@ -5,13 +5,14 @@ import { TEST_SECRET, authHeaders } from '../../support/app.js'
 import { runCli } from '../../support/cli.js'
 import { eventually } from '../../support/client.js'
 import { CLI_ENTRY, removeDirectory, startServer, temporaryDirectory, type RunningServer } from '../../support/server.js'
+import { processSkipReason } from '../../support/scope.js'
 
 async function write(url: string, method: string, body?: unknown) {
   const response = await fetch(url, { method, headers: { ...authHeaders(), 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
   return ((await response.json()) as { data: { id: number } }).data
 }
 
-describe('book-service watch (the built CLI against the real process)', () => {
+describe('book-service watch (the built CLI against the real process)', { skip: processSkipReason }, () => {
   let directory: string
   let server: RunningServer
   before(async () => {

@@ -8,6 +8,7 @@ import { responseChecker, type Answer } from '../../support/openapi-responses.js
 import { postgresTarget, startProxy, through, type TcpProxy } from '../../support/proxy.js'
 import { rawRequest, requestBytes } from '../../support/raw-http.js'
 import { removeDirectory, startServer, temporaryDirectory, type RunningServer } from '../../support/server.js'
+import { processSkipReason } from '../../support/scope.js'
 
 /**
  * The API document against the real process, as a validating proxy would hold it (docs/command-line.md "API
@@ -137,7 +138,7 @@ async function drive(server: RunningServer, calls: Call[], check: (answer: Answe
 
 for (const { engine, skip } of engines) {
   describe(`every answer as the API document says (real process) [${engine}]`, () => {
-    test('the outcomes of every operation, the HTTP layer\'s refusals, and every operation with the storage gone', { skip }, async () => {
+    test('the outcomes of every operation, the HTTP layer\'s refusals, and every operation with the storage gone', { skip: processSkipReason ?? skip }, async () => {
       const directory = temporaryDirectory()
       let database: TestDatabase | undefined
       let proxy: TcpProxy | undefined

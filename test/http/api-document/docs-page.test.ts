@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test'
 import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core'
 import { TEST_PASSWORD, authHeaders } from '../../support/app.js'
 import { removeDirectory, startServer, temporaryDirectory, type RunningServer } from '../../support/server.js'
+import { processSkipReason } from '../../support/scope.js'
 
 /**
  * The docs page end to end in a real browser: Debian's chromium driven by playwright-core (never
@@ -35,7 +36,7 @@ async function execute(block: Locator, body?: unknown): Promise<{ status: number
   return { status, body: JSON.parse(text) }
 }
 
-describe('GET /docs in a browser', { timeout: 120_000 }, () => {
+describe('GET /docs in a browser', { timeout: 120_000, skip: processSkipReason }, () => {
   let directory: string
   let server: RunningServer
   let browser: BrowserContext

@@ -3,6 +3,7 @@ import { request } from 'node:http'
 import { connect, type Socket } from 'node:net'
 import { describe, test } from 'node:test'
 import { removeDirectory, startServer, temporaryDirectory, type RunningServer } from '../../support/server.js'
+import { processSkipReason } from '../../support/scope.js'
 
 /**
  * The per-address connection cap (docs/operations.md "Reliability and security", `MAX_CONNECTIONS_PER_ADDRESS`):
@@ -37,7 +38,7 @@ function healthFrom(server: RunningServer, localAddress: string): Promise<number
   })
 }
 
-describe('connections per client address (real process)', () => {
+describe('connections per client address (real process)', { skip: processSkipReason }, () => {
   test('one address holding idle sockets keeps at most its cap; other addresses are served', async () => {
     const directory = temporaryDirectory()
     const server = await startServer({ dataDirectory: directory, env: { MAX_CONNECTIONS: '20', MAX_CONNECTIONS_PER_ADDRESS: '5', HEADERS_TIMEOUT: '60' } })

@@ -5,6 +5,7 @@ import { describe, test } from 'node:test'
 import Fastify from 'fastify'
 import { SEND_DEADLINE_OPT_OUT, enforceSendDeadline } from '../../../src/http/pipeline/send-deadline.js'
 import { removeDirectory, startServer, temporaryDirectory } from '../../support/server.js'
+import { processSkipReason } from '../../support/scope.js'
 
 /**
  * The send deadline (docs/operations.md "Reliability and security", `SEND_TIMEOUT`): a connection whose client
@@ -44,7 +45,7 @@ function stalledReader(port: number, requests: string): Stalled {
   }
 }
 
-describe('slow readers (real process)', () => {
+describe('slow readers (real process)', { skip: processSkipReason }, () => {
   test('a client that stops reading is dropped after SEND_TIMEOUT; one that reads slowly gets everything', async () => {
     const directory = temporaryDirectory()
     const server = await startServer({ dataDirectory: directory, env: { SEND_TIMEOUT: '2' } })

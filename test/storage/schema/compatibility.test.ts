@@ -8,6 +8,7 @@ import { authHeaders } from '../../support/app.js'
 import { runCli } from '../../support/cli.js'
 import { createPostgresDatabase, engines, type TestDatabase } from '../../support/engines.js'
 import { removeDirectory, startServer, temporaryDirectory } from '../../support/server.js'
+import { processSkipReason } from '../../support/scope.js'
 
 /**
  * Rolling upgrades and rollbacks (docs/several-instances.md "Rolling upgrades"), on the real process and both
@@ -46,7 +47,7 @@ function appliedByNewerRelease(name: string, mark: 0 | 1 | undefined): string[] 
 }
 
 for (const { engine, skip } of engines) {
-  describe(`a database ahead of this release (real process) [${engine}]`, { skip }, () => {
+  describe(`a database ahead of this release (real process) [${engine}]`, { skip: processSkipReason ?? skip }, () => {
     const directories: string[] = []
     const databases: TestDatabase[] = []
     after(async () => {

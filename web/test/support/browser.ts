@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { signToken } from '../../../test/support/app.js'
+import { browserScopeSkipReason } from '../../../test/support/scope.js'
 
 /**
  * The page's browser tests run in Debian's chromium driven by playwright-core (never a
@@ -10,7 +11,7 @@ import { signToken } from '../../../test/support/app.js'
  * reason printed. `TEST_CHROMIUM` points at another binary.
  */
 export const CHROMIUM = process.env.TEST_CHROMIUM ?? '/usr/bin/chromium'
-export const skip = existsSync(CHROMIUM) ? undefined : `${CHROMIUM} not found (apt-get install chromium): web page browser test skipped`
+export const skip = browserScopeSkipReason ?? (existsSync(CHROMIUM) ? undefined : `${CHROMIUM} not found (apt-get install chromium): web page browser test skipped`)
 if (skip) console.log(`# ${skip}`)
 
 /** Starts headless chromium with a fresh temporary profile; contexts made from it share nothing. */

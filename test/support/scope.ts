@@ -1,0 +1,19 @@
+/**
+ * What this test run covers. `TEST_SCOPE=fast` (`npm run test:fast`, the inner loop of
+ * README.md "Development") runs the unit and in-process tests on SQLite only: no build is made,
+ * so the tests that start the built process (`dist/`), drive a browser or need PostgreSQL are
+ * skipped, each with this reason. Unset, everything runs (`npm test`).
+ */
+export const fastScope = process.env.TEST_SCOPE === 'fast'
+
+/** Why a test that starts the real process (`dist/start.js`, `dist/book-service.js`) is skipped, or undefined when it runs. */
+export const processSkipReason = fastScope ? 'TEST_SCOPE=fast: real-process test skipped (npm test runs it)' : undefined
+
+/** Why a test that reads what the build makes (`dist/`, the page in `dist/web`) is skipped, or undefined when it runs. */
+export const buildSkipReason = fastScope ? 'TEST_SCOPE=fast: reads the build (dist/), skipped (npm test builds first)' : undefined
+
+/** Why a PostgreSQL test is skipped by the scope, or undefined when the scope runs it. */
+export const postgresScopeSkipReason = fastScope ? 'TEST_SCOPE=fast: PostgreSQL test skipped (npm test runs it)' : undefined
+
+/** Why a browser test is skipped by the scope, or undefined when the scope runs it. */
+export const browserScopeSkipReason = fastScope ? 'TEST_SCOPE=fast: browser test skipped (npm test runs it)' : undefined
