@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import type { DestinationStream } from 'pino'
 import { createAuthHook } from './http/pipeline/auth-hook.js'
 import { bootstrapFirstAdmin } from './auth/first-admin.js'
 import { LOGIN_WINDOW_MS, LoginLimits } from './auth/login-limits.js'
@@ -55,6 +56,8 @@ export interface AppOptions {
   database: Database
   /** Overrides the pino logger options (tests pass a stream to capture the log). */
   logger?: FastifyServerOptions['logger']
+  /** Where the default logger writes its lines (default: standard output, synchronously); `serve` passes its asynchronous destination (`cli/log-destination.ts`). */
+  logStream?: DestinationStream
 }
 
 /**
@@ -82,7 +85,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger ?? {
       level: config.LOG_LEVEL,
-      redact: { paths: ['req.headers.authorization', '*.password', '*.token', 'password', 'token'], censor: '[redacted]' }
+      redact: { paths: ['req.headers.authorization', '*.password', '*.token', 'password', 'token'], censor: '[redacted]' },
+      ...(options.logStream ? { stream: options.logStream } : {})
     },
     logController: new RequestLog(),
     genReqId: () => randomUUID(),

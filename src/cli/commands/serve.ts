@@ -3,6 +3,7 @@ import { Command } from 'commander'
 import { workerCount } from '../../config.js'
 import { configOrExit, fail, openOrExit, passwordOrExit, reportRetry, secretOrExit } from '../exit.js'
 import { CONFIGURATION_HELP } from '../help.js'
+import { openLogDestination } from '../log-destination.js'
 
 /**
  * Starts the service (`npm start`, `book-service serve`): reads the configuration once, resolves
@@ -36,7 +37,8 @@ export async function serve(): Promise<void> {
   const database = await openOrExit('cannot open the storage at DATABASE_URL', () =>
     openDatabase(config, reportRetry, (error) => connectionLost(error), (failure) => writeHealth(failure))
   )
-  const app = await buildApp({ config: { ...config, SECRET_TOKEN: secret, AUTH_PASSWORD: password }, database })
+  const log = openLogDestination()
+  const app = await buildApp({ config: { ...config, SECRET_TOKEN: secret, AUTH_PASSWORD: password }, database, logStream: log.stream })
   connectionLost = (error) => app.log.warn({ err: error }, 'database connection lost; reconnecting on the next query')
   // One line when writes start failing (not ready until one succeeds) and one when they work again.
   writeHealth = (failure) =>
@@ -49,11 +51,12 @@ export async function serve(): Promise<void> {
     if (stopping) return
     stopping = true
     app.log.info({ signal }, 'stopping: finishing in-flight requests')
+    // The log is written asynchronously: its last lines are on standard output before the exit.
     app.close().then(
-      () => process.exit(0),
+      () => log.flush().then(() => process.exit(0)),
       (error: unknown) => {
         app.log.error({ err: error }, 'error while stopping')
-        process.exit(1)
+        void log.flush().then(() => process.exit(1))
       }
     )
   }
