@@ -14,7 +14,8 @@
  * Scenarios (`--only` takes a comma-separated subset; default all):
  * - `post`: POST /book (durable), `get`: GET /book/{random id of 1..1000}, `list`: GET /books?limit=100
  *   — wrk (`/usr/bin/wrk`, `WRK` overrides) `-t1 -c50` for `--seconds` (default 3) per build per round,
- *   after a 1 s warm-up of each; the ratio is this build's requests/s ÷ the ref's in the same round;
+ *   after a 1 s warm-up of each; the ratio is this build's requests/s ÷ the ref's in the same round,
+ *   and beside it the service's CPU time per request (all its threads; below 1 is cheaper);
  * - `cold-start`: spawn to the first authenticated 200 on GET /book/1 (polled every 2 ms), ratio of
  *   milliseconds (below 1 is faster), and the CPU time the process had used by then, which a
  *   loaded machine inflates far less than the wall time;
@@ -36,7 +37,7 @@ import { seededBook } from './seeded-book.js'
 
 const ROOT = new URL('..', import.meta.url).pathname
 const SCENARIOS = ['post', 'get', 'list', 'cold-start', 'idle-rss'] as const
-type Scenario = (typeof SCENARIOS)[number] | 'cold-start-cpu'
+type Scenario = (typeof SCENARIOS)[number] | 'cold-start-cpu' | 'post-cpu' | 'get-cpu' | 'list-cpu'
 const BOOKS = 1000
 const SECRET = 'bench-secret-0123456789-abcdefghijklmnopqrstuvwxyz'
 const TOKEN = createSigner({ key: SECRET, algorithm: 'HS256', expiresIn: 3_600_000 })({ sub: 'bench' })
@@ -129,7 +130,8 @@ function wrkScript(scenario: Scenario): string {
 }
 
 /** Runs wrk `-t1 -c50` on `target` for `duration` seconds; returns requests/s and the failed requests. */
-async function wrk(target: Target, script: string, duration: number): Promise<{ rps: number; errors: number }> {
+async function wrk(target: Target, script: string, duration: number): Promise<{ rps: number; errors: number; cpuUs: number }> {
+  const cpuBefore = cpuMilliseconds(target.child.pid!)
   const output = await new Promise<string>((resolve, reject) => {
     const child = spawn(WRK, ['-t1', '-c50', `-d${duration}s`, '-s', script, target.url], { stdio: ['ignore', 'pipe', 'inherit'] })
     let text = ''
@@ -141,7 +143,11 @@ async function wrk(target: Target, script: string, duration: number): Promise<{ 
   const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(output)?.[1] ?? 0)
   const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(output)
   const errors = non2xx + (socket ? socket.slice(1).reduce((sum, value) => sum + Number(value), 0) : 0)
-  return { rps, errors }
+  const requests = Number(/(\d+) requests in/.exec(output)?.[1] ?? NaN)
+  // Microseconds of the target's CPU time (all its threads) per request: a shared machine's other
+  // work lowers requests/s far more than it changes this.
+  const cpuUs = ((cpuMilliseconds(target.child.pid!) - cpuBefore) * 1000) / requests
+  return { rps, errors, cpuUs }
 }
 
 /** Starts `build` on `database` at `level`, its log in `directory`. */
@@ -229,16 +235,19 @@ async function main(): Promise<void> {
             const script = join(directory, `${scenario}.lua`)
             writeFileSync(script, wrkScript(scenario))
             const result: Result = { level, scenario, unit: 'req/s', higherIsBetter: true, mine: [], reference: [], errors: 0 }
+            const cpu: Result = { level, scenario: `${scenario}-cpu`, unit: 'µs/req', higherIsBetter: false, mine: [], reference: [], errors: 0 }
             for (const build of builds) await wrk(targets.get(build)!, script, 1)
             for (let round = 0; round < rounds; round++) {
               for (const build of round % 2 === 0 ? builds : [...builds].reverse()) {
-                const { rps, errors } = await wrk(targets.get(build)!, script, seconds)
+                const { rps, errors, cpuUs } = await wrk(targets.get(build)!, script, seconds)
                 result.errors += errors
                 ;(build === mine ? result.mine : result.reference).push(rps)
+                ;(build === mine ? cpu.mine : cpu.reference).push(Math.round(cpuUs))
               }
             }
-            results.push(result)
+            results.push(result, cpu)
             print(result)
+            print(cpu)
           }
         } finally {
           for (const target of targets.values()) await target.stop()
@@ -288,6 +297,9 @@ const NAMES: Record<Scenario, string> = {
   list: '`GET /books?limit=100`',
   'cold-start': 'cold start to the first authenticated 200',
   'cold-start-cpu': 'CPU time used by then (10 ms ticks)',
+  'post-cpu': 'CPU per `POST /book`',
+  'get-cpu': 'CPU per `GET /book/{id}`',
+  'list-cpu': 'CPU per `GET /books?limit=100`',
   'idle-rss': 'idle RSS'
 }
 
