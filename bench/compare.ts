@@ -94,6 +94,7 @@ function refBuild(ref: string): Build {
   return { label: `${ref} (${sha.slice(0, 7)})`, entry: join(folder, 'dist', 'start.js') }
 }
 
+/** The middle value of `values` (the mean of the two middle ones for an even count). */
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b)
   const middle = Math.floor(sorted.length / 2)
@@ -189,6 +190,7 @@ async function idleResident(build: Build, directory: string, database: string, l
   }
 }
 
+/** One scenario at one `LOG_LEVEL`: each build's figure per round. */
 interface Result {
   level: string
   scenario: Scenario
@@ -200,6 +202,7 @@ interface Result {
   errors: number
 }
 
+/** Builds the ref when needed, seeds both builds' databases, runs every chosen scenario at every level, prints the table. */
 async function main(): Promise<void> {
   const reference = refBuild(positionals[0]!)
   const dirty = git('status', '--porcelain', '--untracked-files=no') !== ''
@@ -284,13 +287,15 @@ async function main(): Promise<void> {
     }
   } finally {
     rmSync(directory, { recursive: true, force: true })
+    // Also when a start failed (a loaded machine): the table of what was measured until then.
+    console.log(`\nthis = ${mine.label}, ref = ${reference.label}; load average at the end ${loadavg().map((load) => load.toFixed(1)).join(' ')}\n`)
+    console.log('| scenario | LOG_LEVEL | this (median) | ref (median) | this/ref (median) | range | this better in |')
+    console.log('|---|---|---:|---:|---:|---|---|')
+    for (const result of results) console.log(row(result))
   }
-  console.log(`\nthis = ${mine.label}, ref = ${reference.label}; load average at the end ${loadavg().map((load) => load.toFixed(1)).join(' ')}\n`)
-  console.log('| scenario | LOG_LEVEL | this (median) | ref (median) | this/ref (median) | range | this better in |')
-  console.log('|---|---|---:|---:|---:|---|---|')
-  for (const result of results) console.log(row(result))
 }
 
+/** Each scenario's name in the table. */
 const NAMES: Record<Scenario, string> = {
   post: '`POST /book` (durable)',
   get: '`GET /book/{id}`',
@@ -303,10 +308,12 @@ const NAMES: Record<Scenario, string> = {
   'idle-rss': 'idle RSS'
 }
 
+/** This build's figure ÷ the ref's, round by round. */
 function ratios(result: Result): number[] {
   return result.mine.map((value, index) => value / result.reference[index]!)
 }
 
+/** The table row of `result`: both medians, the median and range of the ratios, the rounds this build was better in. */
 function row(result: Result): string {
   const values = ratios(result)
   const better = values.filter((ratio) => (result.higherIsBetter ? ratio > 1 : ratio < 1)).length
@@ -316,6 +323,7 @@ function row(result: Result): string {
     `${better} of ${values.length}${result.errors > 0 ? `; ${result.errors} failed requests` : ''} |`
 }
 
+/** Prints every round's figures of `result`, then its row. */
 function print(result: Result): void {
   console.log(`${result.level} ${result.scenario}: this ${result.mine.join(', ')} ${result.unit}; ref ${result.reference.join(', ')} ${result.unit}`)
   console.log(`  ${row(result)}`)

@@ -1,7 +1,14 @@
 import { pino, type DestinationStream } from 'pino'
 
-/** Bytes the log destination gathers before it writes them in one system call. */
-const GATHER_BYTES = 4096
+/**
+ * The most one `write(2)` of the log carries: `PIPE_BUF` (4,096 bytes on Linux), so on a pipe
+ * shared by several processes (`WORKERS` > 1) each write, always of whole lines, is never
+ * interleaved with another process's (docs/several-instances.md "Logs").
+ */
+const WRITE_BYTES = 4096
+
+/** Bytes the log destination gathers before it writes them (below {@link WRITE_BYTES}, as sonic-boom requires). */
+const GATHER_BYTES = 3072
 
 /** Longest a gathered log line waits before it is written, in milliseconds. */
 const GATHER_MS = 200
@@ -26,7 +33,7 @@ export interface LogDestination {
  * crash loses the lines of at most its last {@link GATHER_MS} ms.
  */
 export function openLogDestination(): LogDestination {
-  const destination = pino.destination({ dest: 1, sync: false, minLength: GATHER_BYTES })
+  const destination = pino.destination({ dest: 1, sync: false, minLength: GATHER_BYTES, maxWrite: WRITE_BYTES })
   let pending = false
   const stream: DestinationStream = {
     write(line: string) {
@@ -40,7 +47,8 @@ export function openLogDestination(): LogDestination {
       destination.flush(() => resolve())
     })
   // Unreferenced: a quiet service's last lines reach the log within GATHER_MS, and the timer
-  // never keeps the process alive on its own.
+  // never keeps the process alive on its own. Not sonic-boom's `periodicFlush`, which also
+  // writes when nothing was logged: an idle service makes no system call for its log.
   setInterval(() => {
     if (pending) void flush()
   }, GATHER_MS).unref()
