@@ -17,40 +17,31 @@ const GATHER_MS = 200
 export interface LogDestination {
   /** What pino writes each line to. */
   stream: DestinationStream
-  /** Resolves once every line written so far is on standard output. */
-  flush(): Promise<void>
+  /** Writes every line gathered so far, then closes the destination; resolves once it is closed. For the process's last moments. */
+  end(): Promise<void>
 }
 
 /**
  * Standard output as the service's log destination, written asynchronously (pino's sonic-boom
  * with `sync: false`): a line is appended to a buffer and the buffer is written by libuv's thread
- * pool once it holds {@link GATHER_BYTES} or {@link GATHER_MS} have passed, so the request path
- * never waits on a `write(2)` to a terminal or a pipe (docs/operations.md "Logs").
+ * pool once it holds {@link GATHER_BYTES}, and every {@link GATHER_MS} (sonic-boom's
+ * `periodicFlush`), so the request path never waits on a `write(2)` to a terminal or a pipe
+ * (docs/operations.md "Logs").
  *
- * Lines are not lost on a normal stop ({@link LogDestination.flush} before exiting), on
+ * Lines are not lost on a normal stop ({@link LogDestination.end} before exiting), on
  * `process.exit` or on an uncaught exception (pino writes the buffer synchronously on the
  * process's `exit` event). A process killed by SIGKILL, the kernel's OOM killer or a native
  * crash loses the lines of at most its last {@link GATHER_MS} ms.
  */
 export function openLogDestination(): LogDestination {
-  const destination = pino.destination({ dest: 1, sync: false, minLength: GATHER_BYTES, maxWrite: WRITE_BYTES })
-  let pending = false
-  const stream: DestinationStream = {
-    write(line: string) {
-      pending = true
-      destination.write(line)
-    }
-  }
-  const flush = () =>
+  const destination = pino.destination({
+    dest: 1, sync: false, minLength: GATHER_BYTES, maxWrite: WRITE_BYTES, periodicFlush: GATHER_MS
+  })
+  const end = () =>
     new Promise<void>((resolve) => {
-      pending = false
-      destination.flush(() => resolve())
+      destination.once('close', () => resolve())
+      destination.once('error', () => resolve())
+      destination.end()
     })
-  // Unreferenced: a quiet service's last lines reach the log within GATHER_MS, and the timer
-  // never keeps the process alive on its own. Not sonic-boom's `periodicFlush`, which also
-  // writes when nothing was logged: an idle service makes no system call for its log.
-  setInterval(() => {
-    if (pending) void flush()
-  }, GATHER_MS).unref()
-  return { stream, flush }
+  return { stream: destination, end }
 }

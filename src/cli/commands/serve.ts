@@ -53,10 +53,10 @@ export async function serve(): Promise<void> {
     app.log.info({ signal }, 'stopping: finishing in-flight requests')
     // The log is written asynchronously: its last lines are on standard output before the exit.
     app.close().then(
-      () => log.flush().then(() => process.exit(0)),
+      () => log.end().then(() => process.exit(0)),
       (error: unknown) => {
         app.log.error({ err: error }, 'error while stopping')
-        void log.flush().then(() => process.exit(1))
+        void log.end().then(() => process.exit(1))
       }
     )
   }
