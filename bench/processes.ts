@@ -131,11 +131,13 @@ export async function startService(options: {
   nodeOptions?: string[]
   /** More settings, e.g. `{ WORKERS: '2' }`. */
   env?: Record<string, string>
+  /** The built entry to start (default: this checkout's `dist/start.js`; bench/compare.ts starts another build's). */
+  entry?: string
 }): Promise<Target> {
   const port = await freePort()
   return startProcess({
     name: options.name ?? 'service',
-    args: [...(options.nodeOptions ?? []), SERVER_ENTRY],
+    args: [...(options.nodeOptions ?? []), options.entry ?? SERVER_ENTRY],
     env: {
       HOST: '127.0.0.1',
       PORT: String(port),

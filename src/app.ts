@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import type { DestinationStream } from 'pino'
 import { createAuthHook } from './http/pipeline/auth-hook.js'
 import type { PasswordSource } from './auth/credentials.js'
 import { bootstrapFirstAdmin } from './auth/first-admin.js'
@@ -59,6 +60,8 @@ export interface AppOptions {
   logger?: FastifyServerOptions['logger']
   /** Where `config.AUTH_PASSWORD` came from, as the log says when it creates the first admin (default: the setting). */
   passwordFrom?: PasswordSource
+  /** Where the default logger writes its lines (default: standard output, synchronously); `serve` passes its asynchronous destination (`cli/log-destination.ts`). */
+  logStream?: DestinationStream
 }
 
 /**
@@ -86,7 +89,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger ?? {
       level: config.LOG_LEVEL,
-      redact: { paths: ['req.headers.authorization', '*.password', '*.token', 'password', 'token'], censor: '[redacted]' }
+      redact: { paths: ['req.headers.authorization', '*.password', '*.token', 'password', 'token'], censor: '[redacted]' },
+      ...(options.logStream ? { stream: options.logStream } : {})
     },
     logController: new RequestLog(),
     genReqId: () => randomUUID(),

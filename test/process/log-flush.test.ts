@@ -24,3 +24,22 @@ test('every request line is in the log by the time SIGTERM exits (pino writes as
     removeDirectory(directory)
   }
 })
+
+test('a quiet service writes its last request line without waiting for more lines or its stop', { timeout: 30_000 }, async () => {
+  const directory = temporaryDirectory()
+  try {
+    const server = await startServer({ dataDirectory: directory })
+    try {
+      const answer = await fetch(server.url + '/book/1', { headers: authHeaders() })
+      await answer.arrayBuffer()
+      // Waits for the event (the line on standard output); the test's timeout bounds it.
+      while (!server.output().split('\n').some((line) => line.includes('"msg":"request"') && line.includes('"path":"/book/1"'))) {
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+    } finally {
+      assert.equal(await server.stop('SIGTERM'), 0)
+    }
+  } finally {
+    removeDirectory(directory)
+  }
+})

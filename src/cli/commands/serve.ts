@@ -5,6 +5,7 @@ import { resolveCredentials } from '../../auth/credentials.js'
 import { dataFolder } from '../../storage/files.js'
 import { configOrExit, fail, openOrExit, reportRetry, stepOrExit } from '../exit.js'
 import { CONFIGURATION_HELP } from '../help.js'
+import { openLogDestination } from '../log-destination.js'
 
 /**
  * Starts the service (`npm start`, `book-service serve`) in one straight line of steps, each of
@@ -47,10 +48,12 @@ export async function serve(): Promise<void> {
   const database = await openOrExit('cannot open the storage at DATABASE_URL', () =>
     openDatabase(config, reportRetry, (error) => connectionLost(error), (failure) => writeHealth(failure))
   )
+  const log = openLogDestination()
   const app = await buildApp({
     config: { ...config, SECRET_TOKEN: credentials.secret, AUTH_PASSWORD: credentials.password },
     database,
-    passwordFrom: credentials.passwordFrom
+    passwordFrom: credentials.passwordFrom,
+    logStream: log.stream
   })
   connectionLost = (error) => app.log.warn({ err: error }, 'database connection lost; reconnecting on the next query')
   // One line when writes start failing (not ready until one succeeds) and one when they work again.
@@ -64,11 +67,12 @@ export async function serve(): Promise<void> {
     if (stopping) return
     stopping = true
     app.log.info({ signal }, 'stopping: finishing in-flight requests')
+    // The log is written asynchronously: its last lines are on standard output before the exit.
     app.close().then(
-      () => process.exit(0),
+      () => log.end().then(() => process.exit(0)),
       (error: unknown) => {
         app.log.error({ err: error }, 'error while stopping')
-        process.exit(1)
+        void log.end().then(() => process.exit(1))
       }
     )
   }

@@ -58,9 +58,10 @@ export interface SqliteDatabaseOptions extends ChangeLogOptions {
  *
  * Single books read by id are cached (up to 10,000, oldest dropped first), and the cache is never
  * stale, whoever writes the file (this process, other service processes on the same file,
- * `book-service import`): every read first compares the connection's `PRAGMA data_version`, which
- * moves when any other connection commits (the writer thread included), with the one it saw last
- * (no I/O; docs/several-instances.md "Running several instances"). When it moved, the change log tells which books
+ * `book-service import`): the reads of each event-loop turn first wait for one comparison of the
+ * connection's `PRAGMA data_version`, which moves when any other connection commits (the writer
+ * thread included), with the one it saw last, made after all of them were asked for ({@link caughtUp};
+ * no I/O; docs/several-instances.md "Running several instances"). When it moved, the change log tells which books
  * changed since the last change it saw, and exactly those leave the cache (all of them when
  * more changed than the cache holds, or retention removed rows it had not seen). A write of this
  * store drops its book from the cache once committed rather than putting its result there: a
@@ -86,6 +87,8 @@ export class SqliteDatabase implements Database, BookStore {
   private seenVersion: number
   /** The highest change-log number the cache was last brought in line with. */
   private seenSeq: number
+  /** The reads waiting for this turn's {@link catchUp} ({@link caughtUp}). */
+  private waitingReads: Array<{ resolve: () => void; reject: (error: unknown) => void }> = []
 
   /** The readiness probe in flight, shared by the readiness checks that come meanwhile. */
   private probe: Promise<void> | undefined
@@ -187,7 +190,7 @@ export class SqliteDatabase implements Database, BookStore {
   }
 
   async get(id: number): Promise<VersionedBook | undefined> {
-    this.catchUp()
+    await this.caughtUp()
     const cached = this.cache.get(id)
     if (cached !== undefined) return cached
     const book = this.statements.get.get(id)
@@ -314,6 +317,34 @@ export class SqliteDatabase implements Database, BookStore {
     await this.writes.close()
     if (this.attemptsDb !== this.db) this.attemptsDb.close()
     this.db.close()
+  }
+
+  /**
+   * Resolves once the read cache is in line with every commit made before this call, by any
+   * connection: the reads of one event-loop turn wait for one {@link catchUp}, run in that turn's
+   * `setImmediate` (right after the poll phase), so after every one of them was asked for. A
+   * commit acknowledged before a request was sent is thus always seen by its read, with one
+   * `PRAGMA data_version` per turn instead of one per read.
+   *
+   * @throws what {@link catchUp} throws (a damaged file, a failing read), to every waiting read.
+   */
+  private caughtUp(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (this.waitingReads.push({ resolve, reject }) === 1) setImmediate(this.catchUpWaiting)
+    })
+  }
+
+  /** Runs {@link catchUp} once for every read waiting in {@link waitingReads}, then lets them go on. */
+  private readonly catchUpWaiting = () => {
+    const waiting = this.waitingReads
+    this.waitingReads = []
+    try {
+      this.catchUp()
+    } catch (error) {
+      for (const read of waiting) read.reject(error)
+      return
+    }
+    for (const read of waiting) read.resolve()
   }
 
   /**
