@@ -20,6 +20,7 @@ import { connectionOptions, limitConnections, limitConnectionsPerAddress } from 
 import { corsOrigins, registerCors } from './http/pipeline/cors.js'
 import { routeUnmetExpectations } from './http/pipeline/expectations.js'
 import { readBodiesAsJson } from './http/pipeline/json-body.js'
+import { HeavyReads } from './http/pipeline/heavy-reads.js'
 import { registerMetrics } from './http/pipeline/metrics.js'
 import { acceptEveryMethod, answerConnect } from './http/pipeline/methods.js'
 import { RequestLog } from './http/pipeline/request-log.js'
@@ -173,7 +174,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       feed,
       leaseOf: config.AUTH_ENABLED ? tokenLeases(verify, revocation) : () => ({}),
       bufferBytes: config.FEED_BUFFER_BYTES
-    }
+    },
+    heavyReads: new HeavyReads(config)
   })
   // Account management always needs an admin token, even with AUTH_ENABLED=false.
   await app.register(usersRoutes, { accounts: database.accounts, authenticate: createAuthHook(verify, 'admin', revocation), revocation })
