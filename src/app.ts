@@ -195,7 +195,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // (storage/retention.ts), from when it is ready until it closes.
   let stopRetention: (() => void) | undefined
   app.addHook('onReady', async () => {
-    stopRetention = startRetention(database, LOGIN_WINDOW_MS, app.log)
+    stopRetention = startRetention(database, LOGIN_WINDOW_MS, app.log, config.WEBHOOK_DELIVERY_MAX_AGE)
   })
   app.addHook('preClose', async () => stopRetention?.())
   // Any role changes its own password (docs/accounts.md "Accounts and roles"); wrong ones count as failed logins.
