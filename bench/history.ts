@@ -11,9 +11,12 @@
  *    `git archive <commit> | tar -x -C /tmp/base && cd /tmp/base && npm run build`), in the same
  *    run, alternating A/B twice, on fresh SQLite files (and PostgreSQL databases when reachable).
  *
+ * 3. With HISTORY_PARTS=whole, `GET /book/1/history` without `limit` of one book of many
+ *    versions, read by 10 clients at once: the process's RSS growth (`wholeHistory` below).
+ *
  * Short runs (3 s each): the numbers are for comparison within one run on this machine.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
@@ -40,7 +43,8 @@ async function start(name: string, entry: string, databaseUrl: string): Promise<
   return startProcess({
     name,
     args: [entry],
-    env: { HOST: '127.0.0.1', PORT: String(port), DATABASE_URL: databaseUrl, SECRET_TOKEN: SECRET, AUTH_PASSWORD: 'bench-password', LOG_LEVEL: 'warn' },
+    // HEAVY_READS: every reader of the whole-history part runs at once (the fair share would queue them).
+    env: { HOST: '127.0.0.1', PORT: String(port), DATABASE_URL: databaseUrl, SECRET_TOKEN: SECRET, AUTH_PASSWORD: 'bench-password', LOG_LEVEL: 'warn', HEAVY_READS: '64', HEAVY_READ_WAIT: '60' },
     port,
     logFile: join(directory, `${name}.log`),
     readyPath: '/healthz'
@@ -160,6 +164,73 @@ async function postgresReachable(): Promise<boolean> {
   } finally {
     await client.end().catch(() => {})
   }
+}
+
+/** Resident set size of process `pid`, in MiB (Linux `/proc`). */
+function rssMiB(pid: number): number {
+  const kib = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0)
+  return kib / 1024
+}
+
+/**
+ * HISTORY_PARTS=whole: `GET /book/1/history` without `limit` (every version) read by
+ * `WHOLE_READERS` clients at once, `WHOLE_ROUNDS` times each, on the real process, on SQLite: the
+ * process's RSS growth (its peak, sampled every 20 ms, minus its RSS before), this build against
+ * `BASELINE_DIST` when it exists, alternated over 3 runs each. Seed with
+ * HISTORY_CHANGES=HISTORY_VERSIONS=50000 for one book of 50,000 versions.
+ */
+async function wholeHistory(): Promise<void> {
+  const readers = Number(process.env.WHOLE_READERS ?? 10)
+  const rounds = Number(process.env.WHOLE_ROUNDS ?? 3)
+  const url = join(directory, 'whole.db')
+  await seedSqlite(url)
+  const builds = [['this build', join(SERVER_ENTRY, '..')], ...(existsSync(join(BASELINE_DIST, 'start.js')) ? [['baseline', BASELINE_DIST]] : [])] as const
+  console.log(`# whole history: one book of ${VERSIONS} versions, ${readers} readers x ${rounds} reads, RSS growth of the process (MiB); ${builds.map(([name, dist]) => `${name} ${dist}`).join(', ')}`)
+  const growth: Record<string, number[]> = {}
+  for (const run of [1, 2, 3]) {
+    for (const [name, dist] of builds) {
+      const target = await start(`whole-${name.replace(' ', '-')}-${run}`, join(dist, 'start.js'), url)
+      try {
+        const pid = target.child.pid!
+        const before = rssMiB(pid)
+        let peak = before
+        const sampler = setInterval(() => (peak = Math.max(peak, rssMiB(pid))), 20)
+        let bytes = 0
+        let entries = 0
+        const started = performance.now()
+        await Promise.all(
+          Array.from({ length: readers }, async () => {
+            for (let round = 0; round < rounds; round++) {
+              const response = await fetch(`${target.url}/book/1/history`, { headers })
+              if (response.status !== 200) throw new Error(`${name}: GET /book/1/history answered ${response.status}`)
+              const body = await response.text()
+              bytes += Buffer.byteLength(body)
+              entries = (JSON.parse(body) as { data: unknown[] }).data.length
+            }
+          })
+        )
+        clearInterval(sampler)
+        peak = Math.max(peak, rssMiB(pid))
+        ;(growth[name] ??= []).push(peak - before)
+        console.log(`run ${run} ${name}: RSS ${before.toFixed(0)} -> peak ${peak.toFixed(0)} MiB (growth ${(peak - before).toFixed(0)} MiB), ${(bytes / readers / rounds / 1024 / 1024).toFixed(1)} MiB per answer (${entries} entries), ${((performance.now() - started) / 1000).toFixed(1)} s`)
+      } finally {
+        await target.stop()
+      }
+    }
+  }
+  for (const [name, values] of Object.entries(growth)) {
+    const sorted = [...values].sort((a, b) => a - b)
+    console.log(`${name}: RSS growth median ${sorted[Math.floor(sorted.length / 2)]!.toFixed(0)} MiB, range ${sorted[0]!.toFixed(0)}-${sorted[sorted.length - 1]!.toFixed(0)} MiB`)
+  }
+}
+
+if (process.env.HISTORY_PARTS === 'whole') {
+  try {
+    await wholeHistory()
+  } finally {
+    rmSync(directory, { recursive: true, force: true })
+  }
+  process.exit(0)
 }
 
 const engines: Array<'sqlite' | 'postgres'> = ['sqlite', ...((await postgresReachable()) ? (['postgres'] as const) : [])]

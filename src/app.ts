@@ -23,6 +23,7 @@ import { connectionOptions, limitConnections, limitConnectionsPerAddress } from 
 import { corsOrigins, registerCors } from './http/pipeline/cors.js'
 import { routeUnmetExpectations } from './http/pipeline/expectations.js'
 import { readBodiesAsJson } from './http/pipeline/json-body.js'
+import { HeavyReads } from './http/pipeline/heavy-reads.js'
 import { registerMetrics } from './http/pipeline/metrics.js'
 import { acceptEveryMethod, answerConnect } from './http/pipeline/methods.js'
 import { RequestLog } from './http/pipeline/request-log.js'
@@ -185,7 +186,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       feed,
       leaseOf: config.AUTH_ENABLED ? tokenLeases(verify, revocation) : () => ({}),
       bufferBytes: config.FEED_BUFFER_BYTES
-    }
+    },
+    heavyReads: new HeavyReads(config)
   })
   // Account management always needs an admin token, even with AUTH_ENABLED=false.
   await app.register(usersRoutes, { accounts: database.accounts, authenticate: createAuthHook(verify, 'admin', revocation), revocation })
@@ -205,7 +207,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // (storage/retention.ts), from when it is ready until it closes.
   let stopRetention: (() => void) | undefined
   app.addHook('onReady', async () => {
-    stopRetention = startRetention(database, LOGIN_WINDOW_MS, app.log)
+    stopRetention = startRetention(database, LOGIN_WINDOW_MS, app.log, config.WEBHOOK_DELIVERY_MAX_AGE)
   })
   app.addHook('preClose', async () => stopRetention?.())
   // Any role changes its own password (docs/accounts.md "Accounts and roles"); wrong ones count as failed logins.

@@ -91,6 +91,23 @@ export const settings = {
     description:
       'Most changes the change log keeps; the oldest beyond it are removed in the background, 1,000 at a time. 0 (the default): no limit by count, so CHANGE_LOG_MAX_AGE alone decides and a history always reaches back that far.'
   },
+  HEAVY_READS: {
+    schema: Type.Integer({ minimum: 1, maximum: 1000, default: 4 }),
+    accepts: 'an integer from 1 to 1000',
+    description:
+      'How many heavy reads (GET /books with q or without limit, GET /book/{id}/history) each process runs at once; more wait their turn (HEAVY_READ_WAIT). Point reads and writes never wait for them. See docs/operations.md "Bounded reads".'
+  },
+  HEAVY_READ_WAIT: {
+    schema: Type.Number({ minimum: 0, maximum: 60, default: 2 }),
+    accepts: 'a number of seconds from 0 to 60 (fractions allowed)',
+    description: 'How long a heavy read beyond HEAVY_READS waits for its turn, in seconds; then it answers 503 Service unavailable with Retry-After: 1.'
+  },
+  WEBHOOK_DELIVERY_MAX_AGE: {
+    schema: Type.Integer({ minimum: 1, maximum: 315_360_000, default: 2_592_000 }),
+    accepts: 'an integer number of seconds from 1 to 315360000 (10 years)',
+    description:
+      'How long the webhook delivery log keeps a finished delivery (succeeded or failed), in seconds after its last attempt (default 30 days); older entries are removed in the background, 1,000 at a time. See docs/webhooks.md.'
+  },
   AUTH_ENABLED: {
     schema: Type.Boolean({ default: true }),
     accepts: 'true or false',

@@ -13,7 +13,7 @@ import { urlRefusal } from '../webhooks/address-policy.js'
 import { newSecret } from '../webhooks/signature.js'
 import { newEndpoint, webhookView } from '../webhooks/endpoint.js'
 import {
-  CreatedWebhook, DeliveriesQuery, Delivery, ReplayInput, RotatedSecret, RotateInput, Webhook, WebhookInput, WebhookParams, WebhookPatch
+  CreatedWebhook, DeliveriesQuery, Delivery, deliveryCursor, deliveryPosition, ReplayInput, RotatedSecret, RotateInput, Webhook, WebhookInput, WebhookParams, WebhookPatch
 } from '../webhooks/schema.js'
 
 /** Options of the {@link webhooksRoutes} plugin. */
@@ -202,10 +202,10 @@ export async function webhooksRoutes(app: FastifyInstance, options: WebhooksOpti
       assertValidBody(request)
       const { limit: limitText, cursor, status } = request.query
       const limit = limitText === undefined ? DEFAULT_PAGE : Number(limitText)
-      const rows = await webhooks.deliveries(endpoint.id, { before: cursor === undefined ? undefined : Number(cursor), limit: limit + 1, status })
+      const rows = await webhooks.deliveries(endpoint.id, { before: cursor === undefined ? undefined : deliveryPosition(cursor), limit: limit + 1, status })
       const page = rows.slice(0, limit)
       if (rows.length > limit) {
-        const next = new URLSearchParams({ limit: String(limit), cursor: String(page[page.length - 1]!.id), ...(status ? { status } : {}) })
+        const next = new URLSearchParams({ limit: String(limit), cursor: deliveryCursor(page[page.length - 1]!), ...(status ? { status } : {}) })
         reply.header('link', `</webhooks/${encodeURIComponent(endpoint.id)}/deliveries?${next}>; rel="next"`)
       }
       return envelopeOf(200, Messages.deliveriesListed, page.map(deliveryView))

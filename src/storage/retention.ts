@@ -1,13 +1,15 @@
 import type { BookStore } from './contracts/book-store.js'
 import type { Database } from './contracts/database.js'
 import type { LoginAttempts } from './contracts/login-attempts.js'
+import type { WebhookStore } from './contracts/webhook-store.js'
 import { IDEMPOTENCY_TTL_MS } from './contracts/idempotency.js'
 
 // What the database keeps and how often each process trims the rest, in one place: the change log
 // (below; the stores run the steps, SQLite's on its writer thread between two group commits), the
 // `Idempotency-Key` answers (kept IDEMPOTENCY_TTL_MS, trimmed hourly) and the login counters
 // (auth/login-limits.ts; an ended window counts as 0 already, and its rows are removed once a
-// window, whether or not anyone logs in meanwhile).
+// window, whether or not anyone logs in meanwhile), and the webhook delivery log (finished entries
+// older than WEBHOOK_DELIVERY_MAX_AGE, every 10 minutes).
 
 /**
  * How long the change log keeps its rows (docs/change-feed.md "Change log"): `CHANGE_LOG_MAX_AGE` and
@@ -117,14 +119,68 @@ export function trimLoginCounters(attempts: Pick<LoginAttempts, 'forgetBefore'>,
   })
 }
 
+/** How often each process trims the webhook delivery log, in milliseconds. */
+export const DELIVERY_TRIM_INTERVAL_MS = 10 * 60 * 1000
+
+/** The default of `WEBHOOK_DELIVERY_MAX_AGE`: 30 days, in seconds. */
+export const DEFAULT_DELIVERY_MAX_AGE_SECONDS = 2_592_000
+
+/**
+ * Removes the finished deliveries (succeeded or failed) whose last attempt is older than
+ * `maxAgeSeconds` from the delivery log (docs/webhooks.md "Delivery log"), {@link TRIM_BATCH}
+ * at a time, each batch one short statement through the index on `at`, until none is left.
+ * Pending deliveries are the dispatcher's and stay.
+ *
+ * @param now the current time, in ms since the epoch.
+ * @returns how many were removed.
+ */
+export async function trimDeliveries(webhooks: Pick<WebhookStore, 'trim'>, maxAgeSeconds: number, now = Date.now()): Promise<number> {
+  const before = now - maxAgeSeconds * 1000
+  for (let total = 0; ; ) {
+    const removed = await webhooks.trim(before, TRIM_BATCH)
+    total += removed
+    if (removed < TRIM_BATCH) return total
+  }
+}
+
+/**
+ * Runs {@link trimDeliveries} now and then every {@link DELIVERY_TRIM_INTERVAL_MS}, in the
+ * background, one run at a time: a failure is logged and tried again at the next round.
+ *
+ * @returns stops the trim.
+ */
+export function trimDeliveryLog(webhooks: Pick<WebhookStore, 'trim'>, maxAgeSeconds: number, logger: TrimLogger): () => void {
+  let running = false
+  return every(DELIVERY_TRIM_INTERVAL_MS, () => {
+    if (running) return
+    running = true
+    trimDeliveries(webhooks, maxAgeSeconds)
+      .then(
+        (removed) => removed > 0 && logger.info({ removed }, 'expired webhook deliveries removed'),
+        (error: unknown) => logger.warn({ err: error }, 'removing expired webhook deliveries failed; tried again at the next round')
+      )
+      .finally(() => (running = false))
+  })
+}
+
 /**
  * Starts the trims a process runs beside the change log's own (which each store runs): the
- * expired `Idempotency-Key` answers, hourly, and the ended login counters, once a login window.
+ * expired `Idempotency-Key` answers, hourly, the ended login counters, once a login window, and
+ * the webhook delivery log's entries older than `deliveryMaxAgeSeconds` (`WEBHOOK_DELIVERY_MAX_AGE`).
  *
  * @param loginWindowMs the login counters' window, in ms (`LOGIN_WINDOW_MS`).
- * @returns stops both.
+ * @returns stops them all.
  */
-export function startRetention(database: Pick<Database, 'books' | 'loginAttempts'>, loginWindowMs: number, logger: TrimLogger): () => void {
-  const stops = [trimIdempotencyKeysHourly(database.books, logger), trimLoginCounters(database.loginAttempts, loginWindowMs, logger)]
+export function startRetention(
+  database: Pick<Database, 'books' | 'loginAttempts' | 'webhooks'>,
+  loginWindowMs: number,
+  logger: TrimLogger,
+  deliveryMaxAgeSeconds = DEFAULT_DELIVERY_MAX_AGE_SECONDS
+): () => void {
+  const stops = [
+    trimIdempotencyKeysHourly(database.books, logger),
+    trimLoginCounters(database.loginAttempts, loginWindowMs, logger),
+    trimDeliveryLog(database.webhooks, deliveryMaxAgeSeconds, logger)
+  ]
   return () => stops.forEach((stop) => stop())
 }

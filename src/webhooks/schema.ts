@@ -97,13 +97,25 @@ export const Delivery = Type.Object(
 
 export type Delivery = Static<typeof Delivery>
 
+/** A delivery log's cursor: the `seq` and `id` of the last delivery of a page, as `<seq>.<id>`. */
+const DELIVERY_CURSOR_PATTERN = '^[1-9][0-9]{0,15}\\.[1-9][0-9]{0,15}$'
+
+/** The cursor of the page after the delivery at `position` (see {@link DeliveriesQuery}). */
+export function deliveryCursor(position: { seq: number; id: number }): string {
+  return `${position.seq}.${position.id}`
+}
+
+/** The position a cursor of {@link deliveryCursor} names (the pattern was checked already). */
+export function deliveryPosition(cursor: string): { seq: number; id: number } {
+  const [seq, id] = cursor.split('.').map(Number)
+  return { seq: seq!, id: id! }
+}
+
 /** Query of GET /webhooks/{id}/deliveries. */
 export const DeliveriesQuery = Type.Object({
   limit: publishedAs(Type.Optional(Type.String({ pattern: '^([1-9][0-9]{0,2}|1000)$', description: 'Page size, 1 to 1000 (default 100).' })), {
     type: 'integer', minimum: 1, maximum: 1000
   }),
-  cursor: publishedAs(Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,15}$', description: 'The cursor the `Link` header gives for the next page (a delivery id).' })), {
-    type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER
-  }),
+  cursor: Type.Optional(Type.String({ pattern: DELIVERY_CURSOR_PATTERN, description: 'The cursor the `Link` header gives for the next page (the last delivery\'s `seq` and `id`).' })),
   status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')]))
 })

@@ -20,6 +20,7 @@ export function errorHandler(error: FastifyError | HttpError | Error, request: F
   }
   if (error instanceof StorageUnavailableError) {
     request.log.warn({ err: error }, 'storage unavailable')
+    if (error.retryAfterSeconds !== undefined) reply.header('retry-after', error.retryAfterSeconds)
     return reply.code(503).send(errorEnvelope(503, Messages.unavailable))
   }
   const status = 'statusCode' in error ? Number(error.statusCode) : 500

@@ -3,7 +3,7 @@ import Type, { type Static } from 'typebox'
 import { decodeHistoryCursor, encodeHistoryCursor } from '../../book/cursor.js'
 import { parseBookId } from '../../book/id.js'
 import { Book, BookParams } from '../../book/schema.js'
-import { envelopeOf } from '../../http/envelope.js'
+import { JSON_CONTENT_TYPE, envelopeOf } from '../../http/envelope.js'
 import { HttpError } from '../../http/errors/http-error.js'
 import { Messages } from '../../http/messages.js'
 import { assertValidBody } from '../../http/pipeline/json-body.js'
@@ -20,7 +20,8 @@ import { LIST_PAGE_SIZE, type BookStore } from '../../storage/contracts/book-sto
 import { changeContextOf } from './change-context.js'
 import { bookETag, ifMatchHolds } from './etag.js'
 import { IfMatchHeaders } from './schemas.js'
-import { QUERY_TEXT_PATTERN, limitParameter } from './list-query.js'
+import { LIMIT_PATTERN, MAX_PAGE_SIZE, QUERY_TEXT_PATTERN, limitParameter } from './list-query.js'
+import { bookJson, envelopeBody } from './list-stream.js'
 import { bookNotFound } from './load-for-write.js'
 
 /** The query of `GET /book/{id}/history`: `limit` as on `GET /books`, `after` the opaque cursor of its `Link`. */
@@ -117,6 +118,31 @@ export function historyRouteSchemas() {
   }
 }
 
+/**
+ * One history entry as JSON, exactly as {@link HistoryEntrySchema} serializes it: its five fields
+ * in the schema's order, the book by `bookJson` (nothing else of a store row).
+ */
+export function historyEntryJson(entry: HistoryEntry): string {
+  return `{"version":${entry.version},"operation":${JSON.stringify(entry.operation)},"at":${JSON.stringify(entry.at)},` +
+    `"actor":${entry.actor === null ? 'null' : JSON.stringify(entry.actor)},"book":${entry.book === null ? 'null' : bookJson(entry.book)}}`
+}
+
+/**
+ * Every entry of book `id`'s history from `before` on (newest first), read {@link LIST_PAGE_SIZE}
+ * at a time as the reader takes them.
+ *
+ * @throws {HttpError} 404 `Book not found` when the id has no history.
+ */
+async function* historyEntries(books: BookStore, id: number, before: number): AsyncIterable<HistoryEntry> {
+  for (let start = before; ; ) {
+    const page = await books.history(id, start, LIST_PAGE_SIZE)
+    if (!page) throw bookNotFound()
+    yield* page.entries
+    if (page.next === undefined) return
+    start = page.next
+  }
+}
+
 type HistoryRequest = FastifyRequest<{ Params: Static<typeof BookParams>; Querystring: HistoryParameters }>
 type RestoreRequest = FastifyRequest<{ Params: Static<typeof BookParams>; Body: RestoreBody }>
 
@@ -150,16 +176,11 @@ export function historyHandlers(books: BookStore) {
         }
         return envelopeOf(200, Messages.historyRetrieved, page.entries)
       }
-      // Without `limit`, every entry, read a page at a time.
-      const entries: HistoryEntry[] = []
-      for (let start = before; ; ) {
-        const page = await books.history(id, start, LIST_PAGE_SIZE)
-        if (!page) throw bookNotFound()
-        entries.push(...page.entries)
-        if (page.next === undefined) break
-        start = page.next
-      }
-      return envelopeOf(200, Messages.historyRetrieved, entries)
+      // Without `limit`, every entry, read a page at a time and streamed like GET /books: memory
+      // stays at about a page whatever the history's length. No history at all: 404 before the 200.
+      const body = await envelopeBody(historyEntries(books, id, before), Messages.historyRetrieved, historyEntryJson)
+      // Bytes or a stream of the serialized envelope: sent as is, not serialized again.
+      return reply.type(JSON_CONTENT_TYPE).send(body as never)
     },
 
     /**

@@ -1,6 +1,7 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { guardEveryRoute, type AuthHook } from '../../http/pipeline/auth-hook.js'
+import type { HeavyReads } from '../../http/pipeline/heavy-reads.js'
 import { SEND_DEADLINE_OPT_OUT } from '../../http/pipeline/send-deadline.js'
 import type { BookStore } from '../../storage/contracts/book-store.js'
 import { changeFeedHandler, type ChangeFeedRouteOptions } from './changes.js'
@@ -15,6 +16,21 @@ export interface BooksOptions {
   authenticate?: AuthHook
   /** What GET /books/changes needs: the change feed, the token lease, the buffer bound (./changes.ts). */
   changes: ChangeFeedRouteOptions
+  /** The process's fair share of heavy reads (src/http/pipeline/heavy-reads.ts). */
+  heavyReads: HeavyReads
+}
+
+/**
+ * Whether a request is a heavy read: a book's history, or a `GET /books` that searches (`q`) or
+ * has no `limit` (every matching book, the whole collection: an export). A page without `q`
+ * costs one indexed page; a point read or a write is never heavy.
+ */
+function isHeavyRead(request: FastifyRequest): boolean {
+  if (request.method !== 'GET') return false
+  if (request.routeOptions.url === '/book/:id/history') return true
+  if (request.routeOptions.url !== '/books') return false
+  const query = request.query as { q?: string; limit?: string }
+  return query.q !== undefined || query.limit === undefined
 }
 
 /**
@@ -36,6 +52,9 @@ export async function booksRoutes(app: FastifyInstance, options: BooksOptions): 
   const handlers = bookHandlers(books)
 
   api.post('/book', { attachValidation: true, links: { 201: createdBookLinks }, schema: schemas.create }, handlers.createBook)
+  // Searches, exports and histories take a turn of the fair share (after the bearer hook and the
+  // query's validation); point reads and writes never do.
+  api.addHook('preHandler', options.heavyReads.admit(isHeavyRead))
   api.get('/books', { schema: schemas.list }, handlers.listBooks)
   // A stream of events that handles its own slow readers: out of the send deadline.
   api.get('/books/changes', { config: SEND_DEADLINE_OPT_OUT, schema: schemas.changes }, changeFeedHandler(options.changes))

@@ -7,8 +7,16 @@ import type { Book } from '../../book/schema.js'
 /** Characters gathered before a piece of the list is handed to the sockets (about 64 KiB). */
 const PIECE_CHARS = 64 * 1024
 
-const HEAD = envelopeHead(200, Messages.listed) + '['
 const TAIL = ']}'
+
+/** How a streamed envelope's `data` array is written: the text before its first item, and each item as JSON. */
+interface ArrayText<T> {
+  head: string
+  json: (item: T) => string
+}
+
+/** The text of GET /books' answers: the envelope of `Books retrieved successfully`, each book by {@link bookJson}. */
+const BOOKS_TEXT: ArrayText<Book> = { head: envelopeHead(200, Messages.listed) + '[', json: (book) => bookJson(book) }
 
 /**
  * One book as JSON, exactly as the response schema serializes it: the four fields of the Book
@@ -53,9 +61,9 @@ function writable(stream: PassThrough): Promise<void> {
  * piece is answered as a string; a longer one as one stream per waiter, fed piece by piece as
  * fast as the slowest of them takes it, so only about one page is in memory whatever the size.
  */
-async function readForBatch(books: AsyncIterable<Book>, waiters: Waiter[], keep: ((body: Buffer) => void) | undefined): Promise<void> {
-  const iterator = books[Symbol.asyncIterator]()
-  let text = HEAD
+async function readForBatch<T>(items: AsyncIterable<T>, waiters: Waiter[], keep: ((body: Buffer) => void) | undefined, format: ArrayText<T>): Promise<void> {
+  const iterator = items[Symbol.asyncIterator]()
+  let text = format.head
   let first = true
   try {
     for (;;) {
@@ -66,7 +74,7 @@ async function readForBatch(books: AsyncIterable<Book>, waiters: Waiter[], keep:
         for (const waiter of waiters) waiter.resolve(body)
         return
       }
-      text += (first ? '' : ',') + bookJson(next.value)
+      text += (first ? '' : ',') + format.json(next.value)
       first = false
       if (text.length >= PIECE_CHARS) break
     }
@@ -102,7 +110,7 @@ async function readForBatch(books: AsyncIterable<Book>, waiters: Waiter[], keep:
     for (;;) {
       const next = await iterator.next()
       if (next.done) break
-      text += ',' + bookJson(next.value)
+      text += ',' + format.json(next.value)
       if (text.length >= PIECE_CHARS) {
         if (!(await send(text))) return void (await iterator.return?.())
         text = ''
@@ -127,8 +135,25 @@ async function readForBatch(books: AsyncIterable<Book>, waiters: Waiter[], keep:
  * @returns the body; rejects (e.g. 503) when the first piece cannot be read.
  */
 export function listBody(books: AsyncIterable<Book>): Promise<ListBody> {
+  return streamedBody(books, BOOKS_TEXT)
+}
+
+/**
+ * The body of one answer whose `data` is the array of `items` (the envelope with `message`),
+ * made as {@link listBody} makes a list's: one string when it fits in one piece, else streamed at
+ * the pace of its reader, so memory stays at about a page whatever the number of items (a
+ * book's whole history: docs/contract.md "History and restore").
+ *
+ * @param json one item as JSON, exactly as the route's response schema serializes it.
+ * @returns the body; rejects (e.g. 404, 503) when the first piece cannot be read.
+ */
+export function envelopeBody<T>(items: AsyncIterable<T>, message: string, json: (item: T) => string): Promise<ListBody> {
+  return streamedBody(items, { head: envelopeHead(200, message) + '[', json })
+}
+
+function streamedBody<T>(items: AsyncIterable<T>, format: ArrayText<T>): Promise<ListBody> {
   return new Promise<ListBody>((resolve, reject) => {
-    void readForBatch(books, [{ resolve, reject }], undefined)
+    void readForBatch(items, [{ resolve, reject }], undefined, format)
   })
 }
 
@@ -195,7 +220,7 @@ export function sharedList(list: () => AsyncIterable<Book>, changeMark: () => st
       }
     }
     // readForBatch() settles every waiter itself and never rejects; both paths just count it done.
-    readForBatch(books, waiters, keep).then(finished, finished)
+    readForBatch(books, waiters, keep, BOOKS_TEXT).then(finished, finished)
   }
   return () => {
     if (kept !== undefined) {

@@ -42,7 +42,17 @@ export interface Database {
   close(): Promise<void>
 }
 
-/** The storage cannot be reached right now; answered 503 `Service unavailable`. */
+/**
+ * The storage cannot serve this right now; answered 503 `Service unavailable`, with `Retry-After`
+ * when `retryAfterSeconds` is given (a query stopped at the service's bound: docs/contract.md "Search").
+ */
 export class StorageUnavailableError extends Error {
   override name = 'StorageUnavailableError'
+  /** Whole seconds a client should wait before asking again (`Retry-After`), when known. */
+  readonly retryAfterSeconds: number | undefined
+
+  constructor(message: string, options?: ErrorOptions & { retryAfterSeconds?: number }) {
+    super(message, options)
+    this.retryAfterSeconds = options?.retryAfterSeconds
+  }
 }

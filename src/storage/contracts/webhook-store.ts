@@ -69,6 +69,12 @@ export interface DeliveryRecord {
 /** The outcome of one attempt, written over the delivery's row (or a new row). */
 export type DeliveryOutcome = Omit<DeliveryRecord, 'id'> & { readonly id?: number }
 
+/** A delivery's place in a delivery log: its change's `seq`, then its row's `id`. */
+export interface DeliveryPosition {
+  seq: number
+  id: number
+}
+
 /**
  * Webhook endpoints, their deliveries and the dispatcher's lease, in the books' database (both
  * engines, one set of statements): every process and instance on the database sees the same.
@@ -89,8 +95,19 @@ export interface WebhookStore {
   replay(id: string, after: number, now: number): Promise<boolean>
   /** Removes the endpoint and its delivery log; false when no endpoint has this id. */
   delete(id: string): Promise<boolean>
-  /** The endpoint's deliveries, newest first, with an id below `before` when given. */
-  deliveries(endpointId: string, options: { before?: number; limit: number; status?: DeliveryStatus }): Promise<DeliveryRecord[]>
+  /**
+   * The endpoint's deliveries, newest first by change (`seq` descending, then the latest row
+   * first: `id` descending), after the delivery `before` in that order when given
+   * (docs/webhooks.md "Delivery log"); read through an index a page at a time.
+   */
+  deliveries(endpointId: string, options: { before?: DeliveryPosition; limit: number; status?: DeliveryStatus }): Promise<DeliveryRecord[]>
+  /**
+   * Removes up to `limit` finished deliveries (succeeded or failed; never a pending one) whose last
+   * attempt was before `before` (ms since the epoch), the oldest first: one short statement.
+   *
+   * @returns how many were removed.
+   */
+  trim(before: number, limit: number): Promise<number>
   /** The pending delivery of a change after `seq`, if an attempt of it failed and another is due. */
   pending(endpointId: string, seq: number): Promise<DeliveryRecord | undefined>
   /**

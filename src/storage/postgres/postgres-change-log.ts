@@ -3,7 +3,7 @@ import type { BookChange, ChangeLog, ChangeLogHorizon, NumberingLag } from '../c
 import { TRIM_BATCH, trimThrough, type ChangeLogRetention } from '../retention.js'
 import { ChangeListeners } from '../sql/change-listeners.js'
 import { bookChangeOf, changeLogStatements, type ChangeRow, type HorizonRow } from '../sql/change-log-statements.js'
-import { IDLE_IN_TRANSACTION_MS, types } from './postgres-connection.js'
+import { IDLE_IN_TRANSACTION_MS, QUERY_TIMEOUT_MS, types } from './postgres-connection.js'
 import type { Statement } from './postgres-statements.js'
 import { inTransaction } from './postgres-transaction.js'
 
@@ -107,6 +107,7 @@ export class PostgresChangeLog implements ChangeLog {
       connectionString: this.url,
       application_name: 'book-service-changes',
       idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS,
+      statement_timeout: QUERY_TIMEOUT_MS,
       types
     })
     this.listening = client

@@ -1,6 +1,6 @@
 import pg from 'pg'
 import { CHANGE_NUMBERING_LOCK } from '../schema/migrations/0007_change_log_numbering.js'
-import { IDLE_IN_TRANSACTION_MS, QUERY_TIMEOUT_MS, types } from './postgres-connection.js'
+import { IDLE_IN_TRANSACTION_MS, QUERY_TIMEOUT_GRACE_MS, QUERY_TIMEOUT_MS, types } from './postgres-connection.js'
 
 /** Most rows one numbering transaction numbers; a full batch is followed by the next at once. */
 export const NUMBERING_BATCH = 1000
@@ -129,8 +129,10 @@ export class ChangeNumbering {
       application_name: 'book-service-numbering',
       keepAlive: true,
       idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS,
-      // A server gone silent fails the round instead of holding it (and close()) forever.
-      query_timeout: QUERY_TIMEOUT_MS,
+      // The server stops a statement at the bound; a server gone silent fails the round instead of
+      // holding it (and close()) forever.
+      statement_timeout: QUERY_TIMEOUT_MS,
+      query_timeout: QUERY_TIMEOUT_MS + QUERY_TIMEOUT_GRACE_MS,
       connectionTimeoutMillis: QUERY_TIMEOUT_MS,
       types
     })

@@ -1,4 +1,4 @@
-import { Kysely, PostgresDialect } from 'kysely'
+import { CompiledQuery, Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import { migrateToLatest } from '../schema/migrate.js'
 import { isUnreachable } from './postgres-errors.js'
@@ -37,6 +37,13 @@ export interface PostgresOptions {
    * connection is discarded. Default {@link QUERY_TIMEOUT_MS}.
    */
   queryTimeoutMs?: number
+  /**
+   * The connections' `statement_timeout`, in ms: the server stops any statement of theirs that
+   * runs longer, so nothing runs on after its request answered 503 (docs/operations.md "Bounded
+   * reads"). The service's pool sets it to its query bound; absent (the command line's import,
+   * accounts and webhooks), the server's own setting applies. Migrations never run under it.
+   */
+  statementTimeoutMs?: number
 }
 
 /** Default {@link PostgresOptions.connectTimeoutMs}: 5 s (node-postgres' own default is to wait forever). */
@@ -52,6 +59,14 @@ export const IDLE_IN_TRANSACTION_MS = 60_000
 export const QUERY_TIMEOUT_MS = 10_000
 
 /**
+ * How much longer than a statement's bound the client waits for its answer, in ms, when the
+ * server enforces the bound (`statementTimeoutMs`): the server's timeout error arrives first,
+ * and the statement is gone from the server when the request answers 503; the client's own
+ * timer is then only for a server or network gone silent.
+ */
+export const QUERY_TIMEOUT_GRACE_MS = 1000
+
+/**
  * Opens the connection pool to `url` and applies pending migrations (under Kysely's advisory
  * lock, so several instances may start at once). While the database is unreachable it retries
  * with exponential backoff (0.25 s doubling to 5 s) for up to `startupTimeoutMs`.
@@ -60,6 +75,31 @@ export const QUERY_TIMEOUT_MS = 10_000
  * @throws the last connection error once the time is up, or a migration error at once.
  */
 export async function openPool(url: string, options: PostgresOptions): Promise<pg.Pool> {
+  const deadline = Date.now() + options.startupTimeoutMs
+  for (let delay = 250; ; delay = Math.min(delay * 2, 5000)) {
+    // Migrations run on connections of their own, without the statement bound: a migration may
+    // legitimately take minutes (an index built concurrently on millions of rows).
+    const migrating = newPool(url, { ...options, poolSize: 1, statementTimeoutMs: undefined })
+    try {
+      const dialect = new PostgresDialect({
+        pool: migrating,
+        // Whatever the URL's or the server's own setting, no migration statement is cut short.
+        onCreateConnection: async (connection) => void (await connection.executeQuery(CompiledQuery.raw('SET statement_timeout = 0')))
+      })
+      await migrateToLatest(new Kysely<unknown>({ dialect }), 'postgres')
+      await migrating.end()
+      return newPool(url, options)
+    } catch (error) {
+      await migrating.end()
+      if (!isUnreachable(error) || Date.now() + delay > deadline) throw error
+      options.onRetry?.(error, delay)
+      await new Promise((resolve) => setTimeout(resolve, delay))
+    }
+  }
+}
+
+/** A pool of connections to `url` with `options`, each under `options.statementTimeoutMs` when given. */
+function newPool(url: string, options: PostgresOptions): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url, // ssl, sslmode, application_name, options… in the URL pass through and win
     application_name: options.applicationName ?? 'book-service',
@@ -67,6 +107,7 @@ export async function openPool(url: string, options: PostgresOptions): Promise<p
     connectionTimeoutMillis: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
     keepAlive: true, // TCP keep-alive, so a dead peer is noticed on an idle connection too
     idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS,
+    ...(options.statementTimeoutMs === undefined ? {} : { statement_timeout: options.statementTimeoutMs }),
     types
   })
   // A connection that fails while idle in the pool is discarded by the pool, which then emits
@@ -76,18 +117,5 @@ export async function openPool(url: string, options: PostgresOptions): Promise<p
   // listen for its errors; this listener keeps a connection lost mid-migration from crashing
   // the process: the pending query rejects instead, and the pool discards the client on release.
   pool.on('connect', (client) => client.on('error', () => {}))
-  const deadline = Date.now() + options.startupTimeoutMs
-  for (let delay = 250; ; delay = Math.min(delay * 2, 5000)) {
-    try {
-      await migrateToLatest(new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) }), 'postgres')
-      return pool
-    } catch (error) {
-      if (!isUnreachable(error) || Date.now() + delay > deadline) {
-        await pool.end()
-        throw error
-      }
-      options.onRetry?.(error, delay)
-      await new Promise((resolve) => setTimeout(resolve, delay))
-    }
-  }
+  return pool
 }

@@ -20,7 +20,7 @@ import { PostgresLoginAttempts } from './postgres-login-attempts.js'
 import { postgresWebhookStore } from './postgres-webhook-store.js'
 import type { WebhookStore } from '../contracts/webhook-store.js'
 import type { LoginAttempts } from '../contracts/login-attempts.js'
-import { QUERY_TIMEOUT_MS, openPool, type PostgresOptions } from './postgres-connection.js'
+import { QUERY_TIMEOUT_GRACE_MS, QUERY_TIMEOUT_MS, openPool, type PostgresOptions } from './postgres-connection.js'
 import { GroupInsert } from './postgres-group-insert.js'
 import { isWriteRefused } from './postgres-errors.js'
 import { idempotentCreates } from './postgres-idempotency.js'
@@ -72,7 +72,9 @@ export class PostgresDatabase implements Database, BookStore {
     options: PostgresOptions & ChangeLogOptions & NumberingOptions,
     private readonly onWriteHealth: (failure: Error | undefined) => void
   ) {
-    this.queryTimeoutMs = options.queryTimeoutMs ?? QUERY_TIMEOUT_MS
+    // The server stops a statement at the bound (the pool's `statement_timeout`); the client waits a
+    // little longer, for a server gone silent (postgres-connection.ts: QUERY_TIMEOUT_GRACE_MS).
+    this.queryTimeoutMs = (options.queryTimeoutMs ?? QUERY_TIMEOUT_MS) + QUERY_TIMEOUT_GRACE_MS
     const queryTimeoutMs = this.queryTimeoutMs
     const run = statementRunner(pool, queryTimeoutMs)
     this.query = <Row extends pg.QueryResultRow>(statement: Parameters<typeof run>[0], values: unknown[]) =>
@@ -92,7 +94,9 @@ export class PostgresDatabase implements Database, BookStore {
 
   /**
    * Connects to `url` and applies pending migrations, retrying while the database is unreachable
-   * (postgres-connection.ts: `openPool`). Every instance keeps the change log's retention, one short
+   * (postgres-connection.ts: `openPool`). Every statement of the pool runs under
+   * `statement_timeout` = `queryTimeoutMs` (default 10 s): past it the server stops it and the
+   * request answers 503 with `Retry-After`. Every instance keeps the change log's retention, one short
    * transaction of at most `TRIM_BATCH` rows at a time.
    *
    * @param options the pool's options, and the change log's retention (docs/change-feed.md "Change log").
@@ -102,7 +106,8 @@ export class PostgresDatabase implements Database, BookStore {
     url: string,
     options: PostgresOptions & ChangeLogOptions & NumberingOptions & { onWriteHealth?: (failure: Error | undefined) => void }
   ): Promise<PostgresDatabase> {
-    return new PostgresDatabase(await openPool(url, options), url, options, options.onWriteHealth ?? (() => {}))
+    const pool = await openPool(url, { ...options, statementTimeoutMs: options.queryTimeoutMs ?? QUERY_TIMEOUT_MS })
+    return new PostgresDatabase(pool, url, options, options.onWriteHealth ?? (() => {}))
   }
 
   /** Stored by the next group insert (postgres-group-insert.ts), with the other creates of this event-loop turn. */

@@ -23,6 +23,15 @@ const UNREACHABLE_MESSAGES =
  */
 const WRITE_REFUSED_CODES = new Set(['25006', '53100', '58030'])
 
+/** `query_canceled`: the statement ran past `statement_timeout`, or was cancelled (`pg_cancel_backend`). */
+const STOPPED_CODE = '57014'
+
+/**
+ * `Retry-After` of a statement stopped at the bound, in seconds: the default bound itself, as a
+ * query that ran that long once is not worth repeating sooner.
+ */
+export const STOPPED_RETRY_AFTER_SECONDS = 10
+
 /** True when `error` (or its cause) says the database cannot store writes right now (docs/operations.md "Readiness"). */
 export function isWriteRefused(error: unknown): boolean {
   const { code, cause } = error as { code?: string; cause?: unknown }
@@ -38,10 +47,14 @@ export function isUnreachable(error: unknown): boolean {
 
 /**
  * The error a failed query is reported as: {@link StorageUnavailableError} (answered 503) when
- * the database is unreachable or refuses writes, the error itself otherwise (answered 500, logged).
+ * the database is unreachable, refuses writes, or stopped the statement at the query bound (with
+ * `Retry-After`), the error itself otherwise (answered 500, logged).
  */
 export function classified(error: unknown): unknown {
   if (isUnreachable(error)) return new StorageUnavailableError('PostgreSQL is unreachable', { cause: error })
+  if ((error as { code?: string }).code === STOPPED_CODE) {
+    return new StorageUnavailableError('PostgreSQL stopped a statement at the query bound', { cause: error, retryAfterSeconds: STOPPED_RETRY_AFTER_SECONDS })
+  }
   if (isWriteRefused(error)) return new StorageUnavailableError(`PostgreSQL refuses writes: ${(error as Error).message}`, { cause: error })
   return error
 }

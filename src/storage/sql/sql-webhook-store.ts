@@ -1,7 +1,7 @@
 import type { ChangeOperation } from '../contracts/change-log.js'
 import type { Engine } from '../contracts/engine.js'
 import type {
-  DeliveryOutcome, DeliveryRecord, DeliveryStatus, EndpointChange, EndpointSeq, NewEndpoint, WebhookEndpoint, WebhookStore
+  DeliveryOutcome, DeliveryPosition, DeliveryRecord, DeliveryStatus, EndpointChange, EndpointSeq, NewEndpoint, WebhookEndpoint, WebhookStore
 } from '../contracts/webhook-store.js'
 import { placeholders } from './book-statements.js'
 
@@ -122,15 +122,25 @@ export class SqlWebhookStore implements WebhookStore {
     return (deleted?.length ?? 0) > 0
   }
 
-  async deliveries(endpointId: string, options: { before?: number; limit: number; status?: DeliveryStatus }): Promise<DeliveryRecord[]> {
+  async deliveries(endpointId: string, options: { before?: DeliveryPosition; limit: number; status?: DeliveryStatus }): Promise<DeliveryRecord[]> {
     const filtered = options.status !== undefined
-    const p = this.marks(filtered ? 4 : 3)
+    const p = this.marks(filtered ? 5 : 4)
+    // A row comparison, so the index (endpoint_id[, status], seq, id) is read backwards from the cursor.
     const rows = await this.run.rows<DeliveryRow>(
-      `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE endpoint_id = ${p[0]} AND id < ${p[1]}` +
-        `${filtered ? ` AND status = ${p[2]}` : ''} ORDER BY id DESC LIMIT ${p[filtered ? 3 : 2]}`,
-      [endpointId, options.before ?? Number.MAX_SAFE_INTEGER, ...(filtered ? [options.status] : []), options.limit]
+      `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE endpoint_id = ${p[0]} AND (seq, id) < (${p[1]}, ${p[2]})` +
+        `${filtered ? ` AND status = ${p[3]}` : ''} ORDER BY seq DESC, id DESC LIMIT ${p[filtered ? 4 : 3]}`,
+      [endpointId, options.before?.seq ?? Number.MAX_SAFE_INTEGER, options.before?.id ?? Number.MAX_SAFE_INTEGER, ...(filtered ? [options.status] : []), options.limit]
     )
     return rows.map(deliveryOf)
+  }
+
+  async trim(before: number, limit: number): Promise<number> {
+    const p = this.marks(2)
+    // The oldest finished entries through the index on `at`; a pending one is still the dispatcher's.
+    return this.run.changes(
+      `DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM webhook_deliveries WHERE at < ${p[0]} AND status <> 'pending' ORDER BY at LIMIT ${p[1]})`,
+      [before, limit]
+    )
   }
 
   async pending(endpointId: string, seq: number): Promise<DeliveryRecord | undefined> {
