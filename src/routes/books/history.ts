@@ -20,7 +20,7 @@ import { LIST_PAGE_SIZE, type BookStore } from '../../storage/contracts/book-sto
 import { changeContextOf } from './change-context.js'
 import { bookETag, ifMatchHolds } from './etag.js'
 import { IfMatchHeaders } from './schemas.js'
-import { LIMIT_PATTERN, MAX_PAGE_SIZE, QUERY_TEXT_PATTERN, limitParameter } from './list-query.js'
+import { QUERY_TEXT_PATTERN, limitParameter } from './list-query.js'
 import { bookJson, envelopeBody } from './list-stream.js'
 import { bookNotFound } from './load-for-write.js'
 
