@@ -2,6 +2,7 @@ import type { Kysely, MigrationProvider } from 'kysely'
 import type { Engine } from '../contracts/engine.js'
 import { assertOlderReleaseMayRun, executedMigrations, recordCompatibility } from './compatibility.js'
 import { MIGRATIONS } from './migrations/index.js'
+import type { MarkedMigration, SqlTag } from './migrations/migration.js'
 
 /** The names of every migration, in order (the same for both engines). */
 export const MIGRATION_NAMES: readonly string[] = Object.keys(MIGRATIONS).sort()
@@ -42,6 +43,37 @@ export async function migrateToLatest(db: Kysely<unknown>, engine: Engine): Prom
     // Another instance of a newer release applied a migration since the history was read: read it again.
     if (error && attempt === 1 && /previously executed migration .* is missing/.test(String(error))) continue
     if (error) throw error
+    if (engine === 'postgres') await runOnlineParts(db, sql, Object.values(known))
     return (results ?? []).filter((result) => result.status === 'Success').map((result) => result.migrationName)
   }
+}
+
+/** An advisory lock key ("schemaon" in ASCII) so one instance at a time runs the online parts. */
+const ONLINE_LOCK = 0x736368656d616f6en
+/** How often an instance asks for {@link ONLINE_LOCK} again while another holds it, in ms. */
+const ONLINE_LOCK_POLL_MS = 250
+
+/**
+ * Runs the `online` part of each migration (migrations/migration.ts), in order, on one
+ * connection outside any transaction, holding {@link ONLINE_LOCK}. The lock is asked for with
+ * `pg_try_advisory_lock` and polled, never waited for inside a statement: a waiting statement
+ * holds a snapshot, which a `CREATE INDEX CONCURRENTLY` of the instance holding the lock would
+ * wait for in turn.
+ *
+ * @throws the database's error when an online part fails (the next start runs it again).
+ */
+async function runOnlineParts(db: Kysely<unknown>, sql: SqlTag, migrations: readonly MarkedMigration[]): Promise<void> {
+  const parts = migrations.flatMap((migration) => (migration.online ? [migration.online] : []))
+  if (parts.length === 0) return
+  await db.connection().execute(async (connection) => {
+    const key = ONLINE_LOCK.toString()
+    while (!(await sql<{ held: boolean }>`SELECT pg_try_advisory_lock(${key}::bigint) AS held`.execute(connection)).rows[0]!.held) {
+      await new Promise((resolve) => setTimeout(resolve, ONLINE_LOCK_POLL_MS))
+    }
+    try {
+      for (const part of parts) await part(connection)
+    } finally {
+      await sql`SELECT pg_advisory_unlock(${key}::bigint)`.execute(connection)
+    }
+  })
 }

@@ -8,8 +8,15 @@ export type SqlTag = typeof Sql
  * A migration and its compatibility mark (schema/compatibility.ts): `olderReleasesMayRun: true`
  * when releases that do not know it may keep running on the database once it is applied (it only
  * adds what older code never touches); absent means they may not.
+ *
+ * `online` (PostgreSQL only) is the part that must not run in a transaction or hold a lock that
+ * stops reads and writes: `CREATE INDEX CONCURRENTLY`, backfills in batches (schema/online.ts).
+ * The migrator runs it after the transactional `up`s, one instance at a time, at every start
+ * until it is done, so it must be idempotent and cheap once done (docs/operations.md
+ * "Migrations while other instances serve"). The code must not depend on what it builds being
+ * there yet (an index only makes reads faster; a backfilled column is read with its fallback).
  */
-export type MarkedMigration = Migration & { olderReleasesMayRun?: true }
+export type MarkedMigration = Migration & { olderReleasesMayRun?: true; online?: (db: Kysely<unknown>) => Promise<void> }
 
 /** One migration of the history: built for an engine, with Kysely's `sql` tag. */
 export type MigrationOf = (engine: Engine, sql: SqlTag) => MarkedMigration
