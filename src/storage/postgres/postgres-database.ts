@@ -9,8 +9,8 @@ import type { ChangeContext } from '../contracts/change-log.js'
 import { contextObject } from '../sql/change-log-statements.js'
 import { patchValues } from '../sql/book-statements.js'
 import { pagesById, pagesOf } from '../sql/list-pages.js'
-import { countStatement, listStatement, searchStatement } from '../sql/list.js'
-import { searchCount, searchList, type ReadCandidates } from '../sql/search-results.js'
+import { countStatement, listStatement, searchStatement, type BuiltQuery } from '../sql/list.js'
+import { rankedSearch, searchCount, searchList, type ReadCandidates } from '../sql/search-results.js'
 import { DEFAULT_RETENTION, TRIM_INTERVAL_MS, type ChangeLogOptions, type ChangeLogRetention } from '../retention.js'
 import { postgresAccountStore } from './postgres-account-store.js'
 import { postgresApiTokenStore } from './postgres-api-token-store.js'
@@ -121,7 +121,16 @@ export class PostgresDatabase implements Database, BookStore {
 
   async *list(query?: BookQuery): AsyncIterable<Book> {
     if (query?.search) {
-      yield* await searchList(query, query.search, this.searchCandidates(query))
+      if (query.sort !== undefined) {
+        yield* await searchList(query, query.search, this.searchCandidates(query))
+        return
+      }
+      yield* rankedSearch(query, query.search, {
+        engine: 'postgres',
+        run: <Row>(statement: BuiltQuery) => this.query<Row & pg.QueryResultRow>({ text: statement.sql }, [...statement.parameters]),
+        readCandidates: this.searchCandidates(query),
+        windowSize: 65_536
+      })
       return
     }
     if (query) {

@@ -20,7 +20,7 @@ function indexable(piece: string): boolean {
  * transposition. A five-character term with its middle character replaced keeps two characters
  * each side, which no trigram index can look up: such a term is not narrowed.
  */
-function termPieces(term: SearchTerm): string[][] | undefined {
+export function termPieces(term: SearchTerm): string[][] | undefined {
   const characters = [...term.text]
   if (term.quoted || characters.length < MIN_APPROXIMATE_LENGTH) return indexable(term.text) ? [[term.text]] : undefined
   if (characters.length === MIN_APPROXIMATE_LENGTH) return undefined

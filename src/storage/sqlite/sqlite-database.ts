@@ -9,8 +9,8 @@ import type { LoginAttempts } from '../contracts/login-attempts.js'
 import { insertValues, patchValues } from '../sql/book-statements.js'
 import type { IdempotencyClaim, IdempotentCreate } from '../contracts/idempotency.js'
 import { pagesById, pagesOf } from '../sql/list-pages.js'
-import { countStatement, listStatement, searchStatement } from '../sql/list.js'
-import { searchCount, searchList, type ReadCandidates } from '../sql/search-results.js'
+import { countStatement, listStatement, searchStatement, type BuiltQuery } from '../sql/list.js'
+import { rankedSearch, searchCount, searchList, type ReadCandidates } from '../sql/search-results.js'
 import { DEFAULT_RETENTION, TRIM_INTERVAL_MS, type ChangeLogOptions } from '../retention.js'
 import { changeLogStatements, type HorizonRow } from '../sql/change-log-statements.js'
 import type { HistoryPage, RestoreOutcome } from '../contracts/book-history.js'
@@ -155,7 +155,16 @@ export class SqliteDatabase implements Database, BookStore {
   async *list(query?: BookQuery): AsyncIterable<Book> {
     this.assertSound()
     if (query?.search) {
-      yield* await searchList(query, query.search, this.searchCandidates(query))
+      if (query.sort !== undefined) {
+        yield* await searchList(query, query.search, this.searchCandidates(query))
+        return
+      }
+      yield* rankedSearch(query, query.search, {
+        engine: 'sqlite',
+        run: async <Row>(statement: BuiltQuery) => this.query(statement.sql).all(...statement.parameters) as Row[],
+        readCandidates: this.searchCandidates(query),
+        windowSize: 16_384
+      })
       return
     }
     if (query) {

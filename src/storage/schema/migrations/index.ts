@@ -10,6 +10,7 @@ import { searchIndex } from './0009_search_index.js'
 import { webhooks } from './0010_webhooks.js'
 import { replaysAndUsernameSkeletons } from './0011_replays_and_username_skeletons.js'
 import { apiTokens } from './0012_api_tokens.js'
+import { rankedSearch } from './0013_ranked_search.js'
 import type { MigrationOf } from './migration.js'
 
 /**
@@ -29,5 +30,6 @@ export const MIGRATIONS: Readonly<Record<string, MigrationOf>> = {
   '0009_search_index': searchIndex,
   '0010_webhooks': webhooks,
   '0011_replays_and_username_skeletons': replaysAndUsernameSkeletons,
-  '0012_api_tokens': apiTokens
+  '0012_api_tokens': apiTokens,
+  '0013_ranked_search': rankedSearch
 }
