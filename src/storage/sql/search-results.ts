@@ -105,8 +105,16 @@ export interface RankedReads {
   run: RunStatement
   /** The candidates of a search read whole (by {@link searchList}) when there are few. */
   readCandidates: ReadCandidates
+  /** How a search is read: {@link SearchReadOptions}, defaults filled in. */
+  options: Required<SearchReadOptions>
+}
+
+/** What decides how a search is read (both only change its cost, never its answer). */
+export interface SearchReadOptions {
+  /** Most candidates read whole and ranked in the service ({@link FEW_CANDIDATES} by default). */
+  fewCandidates?: number
   /** How many ids one statement of a walk by id covers (its cost: about that many rows read at most). */
-  windowSize: number
+  windowSize?: number
 }
 
 /**
@@ -125,12 +133,12 @@ const READ_SIZE = 64
  * `query.after` (a rank and an id), at most `query.limit`, reading about a page
  * (docs/search.md "How a page is read"):
  *
- * - when the search index finds at most {@link FEW_CANDIDATES} candidates, they are read whole and
+ * - when the search index finds at most `reads.options.fewCandidates` candidates, they are read whole and
  *   ranked here ({@link searchList});
  * - else rank by rank, from the cursor's rank and id: `exactTitle` from the `(title_search, id)`
  *   index in id order; `titleStart` from that index's range when it holds at most
- *   {@link FEW_CANDIDATES} books (sorted here by id), else like the others, walked by id in windows
- *   of `reads.windowSize` ids, each one statement whose conditions (`tierStatement`,
+ *   `fewCandidates` books (sorted here by id), else like the others, walked by id in windows
+ *   of `reads.options.windowSize` ids, each one statement whose conditions (`tierStatement`,
  *   storage/sql/list.ts) keep a superset of the rank's books. Every book read is checked by
  *   `rankOf` (src/book/search.ts), so both engines answer the same. The walk stops as soon as the
  *   page is full, and lets the event loop turn between statements.
@@ -139,8 +147,8 @@ export async function* rankedSearch(query: BookQuery, search: Search, reads: Ran
   const limit = query.limit ?? Number.POSITIVE_INFINITY
   const pieces = indexPieces(search)
   if (pieces.length > 0) {
-    const [counted] = await reads.run<{ total: number | string }>(await candidateCountStatement(reads.engine, pieces, FEW_CANDIDATES + 1))
-    if (Number(counted!.total) <= FEW_CANDIDATES) {
+    const [counted] = await reads.run<{ total: number | string }>(await candidateCountStatement(reads.engine, pieces, reads.options.fewCandidates + 1))
+    if (Number(counted!.total) <= reads.options.fewCandidates) {
       yield* await searchList(query, search, reads.readCandidates)
       return
     }
@@ -174,16 +182,17 @@ async function* tierBooks(query: BookQuery, search: Search, reads: RankedReads, 
     }
   }
   if (tier === Rank.titleStart) {
-    const counting = await titleRangeStatement(reads.engine, query, search, FEW_CANDIDATES + 1, true)
+    const few = reads.options.fewCandidates
+    const counting = await titleRangeStatement(reads.engine, query, search, few + 1, true)
     const [counted] = counting ? await reads.run<{ total: number | string }>(counting) : [{ total: Number.POSITIVE_INFINITY }]
-    if (Number(counted!.total) <= FEW_CANDIDATES) {
-      const books = await reads.run<Book>((await titleRangeStatement(reads.engine, query, search, FEW_CANDIDATES + 1, false))!)
+    if (Number(counted!.total) <= few) {
+      const books = await reads.run<Book>((await titleRangeStatement(reads.engine, query, search, few + 1, false))!)
       yield* books.filter((book) => book.id > afterId && ofTier(book)).sort((a, b) => a.id - b.id)
       return
     }
   }
   for (let after = afterId; after < lastId; ) {
-    const throughId = Math.min(after + reads.windowSize, lastId)
+    const throughId = Math.min(after + reads.options.windowSize, lastId)
     const books = await read({ tier, afterId: after, throughId, size })
     yield* books.filter(ofTier)
     after = books.length === size ? books.at(-1)!.id : throughId

@@ -95,7 +95,18 @@ async function run(app: FastifyInstance, model: Map<number, Book>, commands: Com
   }
 }
 
-describeEachEngine('GET /books?q= answers what a scan answers', ({ app }) => {
+/**
+ * How the searches are read: as the service reads them (few candidates ranked whole, the others
+ * rank by rank), and always rank by rank in windows of a few ids (so that these small catalogues
+ * take every path of a large one: storage/sql/search-results.ts).
+ */
+const readings = [
+  { name: 'as configured', options: {} },
+  { name: 'rank by rank, windows of 50 ids', options: { search: { fewCandidates: 0, windowSize: 50 } } }
+]
+
+for (const reading of readings) {
+describeEachEngine(`GET /books?q= answers what a scan answers, ${reading.name}`, ({ app }) => {
   test('after any sequence of creates, updates and deletes (fast-check)', async () => {
     const model = new Map<number, Book>()
     await fc.assert(
@@ -112,9 +123,9 @@ describeEachEngine('GET /books?q= answers what a scan answers', ({ app }) => {
       { numRuns: 40 }
     )
   })
-})
+}, {}, reading.options)
 
-describeEachEngine('GET /books?q= pages through what a scan answers', ({ app: shared }) => {
+describeEachEngine(`GET /books?q= pages through what a scan answers, ${reading.name}`, ({ app: shared }) => {
   test('every page in relevance order, by the cursor of the Link header (fast-check)', async () => {
     // One database for every run: each run adds its catalogue to the books of the runs before it.
     const books: Book[] = []
@@ -143,4 +154,5 @@ describeEachEngine('GET /books?q= pages through what a scan answers', ({ app: sh
       { numRuns: 25 }
     )
   })
-})
+}, {}, reading.options)
+}
