@@ -52,3 +52,13 @@ export function indexPieces(search: Search): string[][][] {
   }
   return groups
 }
+
+/**
+ * What the search index is asked for the books holding every term exactly (the ranks before
+ * `approximate`): one group per term it can look up, the term itself. Terms it cannot (one or two
+ * characters) leave the others to narrow; with no group, undefined.
+ */
+export function exactPieces(search: Search): string[][][] | undefined {
+  const groups = search.terms.filter((term) => indexable(term.text)).map((term) => [[term.text]])
+  return groups.length > 0 ? groups : undefined
+}

@@ -6,7 +6,7 @@ import type { Book } from '../../book/schema.js'
 import { LIST_PAGE_SIZE } from '../contracts/book-store.js'
 import type { Engine } from '../contracts/engine.js'
 import { candidateCountStatement, MAX_ID_SQL, tierStatement, titleRangeStatement, type BuiltQuery, type TierRead } from './list.js'
-import { indexPieces, termPieces } from './search-pieces.js'
+import { exactPieces, indexPieces, termPieces } from './search-pieces.js'
 
 /**
  * Reads search candidates: with index pieces, every candidate at once (one statement, its rows
@@ -135,6 +135,8 @@ const READ_SIZE = 64
  *
  * - when the search index finds at most `reads.options.fewCandidates` candidates, they are read whole and
  *   ranked here ({@link searchList});
+ * - else, when it finds few books holding every term exactly, those are read whole and ranked
+ *   here, and the `approximate` rank is walked (below);
  * - else rank by rank, from the cursor's rank and id: `exactTitle` from the `(title_search, id)`
  *   index in id order; `titleStart` from that index's range when it holds at most
  *   `fewCandidates` books (sorted here by id), else like the others, walked by id in windows
@@ -157,15 +159,42 @@ export async function* rankedSearch(query: BookQuery, search: Search, reads: Ran
   const lastId = Number(highest?.id ?? 0)
   const approximable = search.terms.some((term) => !term.quoted && [...term.text].length >= MIN_APPROXIMATE_LENGTH)
   const firstTier = query.after ? (query.after.key as number) : Rank.exactTitle
+  const firstId = query.after?.id ?? 0
   let given = 0
-  for (let tier = firstTier; tier <= Rank.approximate; tier++) {
+  const exact = firstTier < Rank.approximate ? await fewExactMatches(query, search, reads) : undefined
+  if (exact) {
+    for (const match of exact) {
+      if (match.rank < firstTier || (match.rank === firstTier && match.book.id <= firstId)) continue
+      yield match.book
+      if (++given >= limit) return
+    }
+  }
+  for (let tier = exact ? Rank.approximate : firstTier; tier <= Rank.approximate; tier++) {
     if (tier === Rank.approximate && !approximable) break
-    const afterId = tier === firstTier ? (query.after?.id ?? 0) : 0
+    const afterId = tier === firstTier ? firstId : 0
     for await (const book of tierBooks(query, search, reads, tier, afterId, lastId)) {
       yield book
       if (++given >= limit) return
     }
   }
+}
+
+/**
+ * The books holding every term of `search` exactly (the ranks before `approximate`), in relevance
+ * order, when the search index finds few books holding them (`exactPieces`,
+ * storage/sql/search-pieces.ts); undefined when it finds more, or cannot look any term up.
+ */
+async function fewExactMatches(query: BookQuery, search: Search, reads: RankedReads): Promise<Match[] | undefined> {
+  const pieces = exactPieces(search)
+  if (!pieces) return undefined
+  const [counted] = await reads.run<{ total: number | string }>(await candidateCountStatement(reads.engine, pieces, reads.options.fewCandidates + 1))
+  if (Number(counted!.total) > reads.options.fewCandidates) return undefined
+  const matches: Match[] = []
+  for (const book of await reads.readCandidates(pieces)) {
+    const rank = rankOf(search, book.title, book.author)
+    if (rank !== undefined && rank < Rank.approximate) matches.push({ book, rank })
+  }
+  return matches.sort((a, b) => a.rank - b.rank || a.book.id - b.book.id)
 }
 
 /** The books of rank `tier` for `search`, id ascending, after `afterId` (see {@link rankedSearch}). */

@@ -102,7 +102,8 @@ async function run(app: FastifyInstance, model: Map<number, Book>, commands: Com
  */
 const readings = [
   { name: 'as configured', options: {} },
-  { name: 'rank by rank, windows of 50 ids', options: { search: { fewCandidates: 0, windowSize: 50 } } }
+  { name: 'rank by rank, windows of 50 ids', options: { search: { fewCandidates: 0, windowSize: 50 } } },
+  { name: 'at most 3 candidates ranked whole, windows of 50 ids', options: { search: { fewCandidates: 3, windowSize: 50 } } }
 ]
 
 for (const reading of readings) {
