@@ -4,6 +4,7 @@ import { postgresScopeSkipReason } from './scope.js'
 import type { Database } from '../../src/storage/contracts/database.js'
 import type { Engine } from '../../src/storage/contracts/engine.js'
 import { PostgresDatabase } from '../../src/storage/postgres/postgres-database.js'
+import type { SearchReadOptions } from '../../src/storage/sql/search-results.js'
 import { SqliteDatabase } from '../../src/storage/sqlite/sqlite-database.js'
 
 /** The PostgreSQL server the tests use (`TEST_POSTGRES_URL` overrides); each run makes its own database in it. */
@@ -39,6 +40,12 @@ export const engines: Array<{ engine: Engine; skip: string | undefined }> = [
   { engine: 'postgres', skip: postgresSkipReason }
 ]
 
+/** What a test may change of how a database works (its costs, never its answers). */
+export interface TestDatabaseOptions {
+  /** How searches are read (src/storage/sql/search-results.ts). */
+  search?: SearchReadOptions
+}
+
 /** A database of its own for one test suite: its URL, and `drop()` to remove it. */
 export type TestDatabase = ScratchDatabase
 
@@ -51,9 +58,9 @@ export async function createPostgresDatabase(): Promise<TestDatabase> {
  * Opens an empty database of `engine`: in-memory SQLite, or a PostgreSQL database of its own.
  * `cleanup()` drops that PostgreSQL database (call it after the database is closed).
  */
-export async function openTestDatabase(engine: Engine): Promise<{ database: Database; cleanup: () => Promise<void> }> {
-  if (engine === 'sqlite') return { database: await SqliteDatabase.open(':memory:'), cleanup: async () => {} }
+export async function openTestDatabase(engine: Engine, options: TestDatabaseOptions = {}): Promise<{ database: Database; cleanup: () => Promise<void> }> {
+  if (engine === 'sqlite') return { database: await SqliteDatabase.open(':memory:', options), cleanup: async () => {} }
   const scratch = await createPostgresDatabase()
-  const database = await PostgresDatabase.open(scratch.url, { poolSize: 5, startupTimeoutMs: 0 })
+  const database = await PostgresDatabase.open(scratch.url, { poolSize: 5, startupTimeoutMs: 0, ...options })
   return { database, cleanup: () => scratch.drop() }
 }

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify'
 import type { AppConfig, AppOptions } from '../../src/app.js'
 import type { Engine } from '../../src/storage/contracts/engine.js'
 import { buildTestApp } from './app.js'
-import { createPostgresDatabase, engines, openTestDatabase, type TestDatabase } from './engines.js'
+import { createPostgresDatabase, engines, openTestDatabase, type TestDatabase, type TestDatabaseOptions } from './engines.js'
 import { processSkipReason } from './scope.js'
 import { removeDirectory, startServer, temporaryDirectory, type RunningServer } from './server.js'
 
@@ -23,8 +23,9 @@ export interface EngineSuite {
  * against both with the same code. PostgreSQL suites are skipped, with the reason shown, when no
  * server is reachable: as one skipped test standing for the suite, because the test runner counts
  * no skipped `describe` in its `skipped` total (on any Node line), which would hide it.
+ * `databaseOptions` are given to every database the suite opens.
  */
-export function describeEachEngine(name: string, body: (suite: EngineSuite) => void, overrides: Partial<AppConfig> = {}) {
+export function describeEachEngine(name: string, body: (suite: EngineSuite) => void, overrides: Partial<AppConfig> = {}, databaseOptions: TestDatabaseOptions = {}) {
   for (const { engine, skip } of engines) {
     describe(`${name} [${engine}]`, () => {
       if (skip) {
@@ -34,7 +35,7 @@ export function describeEachEngine(name: string, body: (suite: EngineSuite) => v
       let app: FastifyInstance | undefined
       let cleanup = async () => {}
       before(async () => {
-        const opened = await openTestDatabase(engine)
+        const opened = await openTestDatabase(engine, databaseOptions)
         cleanup = opened.cleanup
         app = await buildTestApp(overrides, opened.database)
       })
@@ -46,7 +47,7 @@ export function describeEachEngine(name: string, body: (suite: EngineSuite) => v
         engine,
         app: () => app!,
         withFreshApp: async (run, freshOverrides = {}, logger) => {
-          const opened = await openTestDatabase(engine)
+          const opened = await openTestDatabase(engine, databaseOptions)
           const fresh = await buildTestApp({ ...overrides, ...freshOverrides }, opened.database, logger)
           try {
             return await run(fresh)

@@ -9,8 +9,8 @@ import type { ChangeContext } from '../contracts/change-log.js'
 import { contextObject } from '../sql/change-log-statements.js'
 import { patchValues } from '../sql/book-statements.js'
 import { pagesById, pagesOf } from '../sql/list-pages.js'
-import { countStatement, listStatement, searchStatement } from '../sql/list.js'
-import { searchCount, searchList, type ReadCandidates } from '../sql/search-results.js'
+import { countStatement, listStatement, searchStatement, type BuiltQuery } from '../sql/list.js'
+import { FEW_CANDIDATES, rankedSearch, searchCount, searchList, type ReadCandidates, type SearchReadOptions } from '../sql/search-results.js'
 import { DEFAULT_RETENTION, TRIM_INTERVAL_MS, type ChangeLogOptions, type ChangeLogRetention } from '../retention.js'
 import { postgresAccountStore } from './postgres-account-store.js'
 import { postgresApiTokenStore } from './postgres-api-token-store.js'
@@ -35,7 +35,12 @@ import { restoreBook } from './postgres-book-restore.js'
 interface NumberingOptions {
   /** Told when the numbering connection fails (it reconnects by itself). */
   onNumberingError?: (error: unknown) => void
+  /** How searches are read (their cost only; storage/sql/search-results.ts). */
+  search?: SearchReadOptions
 }
+
+/** Ids one statement of a search's walk by id covers on PostgreSQL (docs/search.md "How a page is read"). */
+const SEARCH_WINDOW = 65_536
 
 /**
  * The PostgreSQL {@link Database} (node-postgres pool, parameterised named statements:
@@ -65,6 +70,7 @@ export class PostgresDatabase implements Database, BookStore {
   /** The last write refusal (read-only, disk full), until a probe write succeeds: not ready meanwhile. */
   private refused: Error | undefined
   private readonly queryTimeoutMs: number
+  private readonly searchOptions: Required<SearchReadOptions>
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -75,6 +81,7 @@ export class PostgresDatabase implements Database, BookStore {
     // The server stops a statement at the bound (the pool's `statement_timeout`); the client waits a
     // little longer, for a server gone silent (postgres-connection.ts: QUERY_TIMEOUT_GRACE_MS).
     this.queryTimeoutMs = (options.queryTimeoutMs ?? QUERY_TIMEOUT_MS) + QUERY_TIMEOUT_GRACE_MS
+    this.searchOptions = { fewCandidates: FEW_CANDIDATES, windowSize: SEARCH_WINDOW, ...options.search }
     const queryTimeoutMs = this.queryTimeoutMs
     const run = statementRunner(pool, queryTimeoutMs)
     this.query = <Row extends pg.QueryResultRow>(statement: Parameters<typeof run>[0], values: unknown[]) =>
@@ -126,7 +133,16 @@ export class PostgresDatabase implements Database, BookStore {
 
   async *list(query?: BookQuery): AsyncIterable<Book> {
     if (query?.search) {
-      yield* await searchList(query, query.search, this.searchCandidates(query))
+      if (query.sort !== undefined) {
+        yield* await searchList(query, query.search, this.searchCandidates(query))
+        return
+      }
+      yield* rankedSearch(query, query.search, {
+        engine: 'postgres',
+        run: <Row>(statement: BuiltQuery) => this.query<Row & pg.QueryResultRow>({ text: statement.sql }, [...statement.parameters]),
+        readCandidates: this.searchCandidates(query),
+        options: this.searchOptions
+      })
       return
     }
     if (query) {

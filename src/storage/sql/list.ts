@@ -1,6 +1,7 @@
 import type { DatabaseIntrospector, DialectAdapter, ExpressionBuilder, Kysely, QueryCompiler, sql as Sql } from 'kysely'
 import { foldText } from '../../book/fold.js'
 import type { BookFilter, BookQuery, SortField } from '../../book/query.js'
+import { MIN_APPROXIMATE_LENGTH, Rank, type Search, type SearchTerm } from '../../book/search.js'
 import type { Engine } from '../contracts/engine.js'
 
 /** The `books` table as the list queries see it (migrations 0001 and 0002). */
@@ -12,6 +13,9 @@ interface BooksTable {
   version: number
   title_folded: string
   author_folded: string
+  /** The search forms (`searchForm`, src/book/search.ts) of the folded columns (migrations 0009, 0013). */
+  title_search: string
+  author_search: string
 }
 interface Database {
   books: BooksTable
@@ -64,9 +68,14 @@ const SORT_COLUMNS = {
   year: 'year'
 } as const satisfies Record<SortField, keyof BooksTable>
 
-/** The LIKE pattern "contains `term`": its `%`, `_` and `!` escaped for `LIKE … ESCAPE '!'`. */
+/** `text` with its `%`, `_` and `!` escaped for `LIKE … ESCAPE '!'`. */
+function likeEscaped(text: string): string {
+  return text.replace(/[!%_]/g, (character) => `!${character}`)
+}
+
+/** The LIKE pattern "contains `term`". */
 function likeContaining(term: string): string {
-  return `%${term.replace(/[!%_]/g, (character) => `!${character}`)}%`
+  return `%${likeEscaped(term)}%`
 }
 
 /** The WHERE conditions of `filter` (all must hold; none: always true). */
@@ -165,10 +174,7 @@ export async function searchStatement(engine: Engine, query: BookQuery, pieces: 
     .where((eb) => filters(eb, query, sql))
   if (pieces.length > 0) {
     if (engine === 'sqlite') {
-      const phrase = (piece: string) => `"${piece.replaceAll('"', '""')}"`
-      const group = (alternatives: readonly (readonly string[])[]) => `(${alternatives.map((all) => `(${all.map(phrase).join(' AND ')})`).join(' OR ')})`
-      const match = pieces.map(group).join(' AND ')
-      select = select.where(sql<boolean>`id IN (SELECT rowid FROM book_search WHERE book_search MATCH ${match})`)
+      select = select.where(sql<boolean>`id IN (SELECT rowid FROM book_search WHERE book_search MATCH ${ftsMatch(pieces)})`)
     } else {
       const containing = (piece: string) =>
         sql<boolean>`(title_search LIKE ${likeContaining(piece)} ESCAPE '!' OR author_search LIKE ${likeContaining(piece)} ESCAPE '!')`
@@ -181,3 +187,158 @@ export async function searchStatement(engine: Engine, query: BookQuery, pieces: 
   const { sql: text, parameters } = select.compile()
   return { sql: text, parameters }
 }
+
+/** One read of one rank of a search in relevance order (docs/search.md "How a page is read"). */
+export interface TierRead {
+  /** The rank ({@link Rank}) whose books are read. */
+  tier: number
+  /** Only books of a greater id. */
+  afterId: number
+  /** Only books of this id or less: the window of a walk by id (absent: no upper bound). */
+  throughId?: number
+  /** At most this many rows. */
+  size: number
+}
+
+/**
+ * The conditions a book of rank `tier` for `search` meets (a superset of them: each book read is
+ * still checked by `rankOf`, src/book/search.ts), on the search forms `title_search` and
+ * `author_search`:
+ *
+ * - every rank but `approximate` holds every term exactly (in the title or the author);
+ * - `exactTitle`: the title is the text; `titleStart`: it starts with it, and is not it;
+ *   `titleWordStart` and `inTitle`: a term is in the title, which does not start with the text;
+ *   `authorOnly`: no term is in the title;
+ * - `approximate`: some term is not held exactly, and every term is held exactly or, when it may
+ *   match within one edit, has one alternative of its index pieces held (`termPieces`,
+ *   storage/sql/search-pieces.ts; a term without pieces: any book).
+ */
+function tierConditions(eb: ExpressionBuilder<Database, 'books'>, sql: typeof Sql, search: Search, tier: number, pieces: (term: SearchTerm) => string[][] | undefined) {
+  const like = (column: 'title_search' | 'author_search', pattern: string) => sql<boolean>`${sql.ref(column)} LIKE ${pattern} ESCAPE '!'`
+  const held = (text: string) => eb.or([like('title_search', likeContaining(text)), like('author_search', likeContaining(text))])
+  const exactly = eb.and(search.terms.map((term) => held(term.text)))
+  const startsWithText = like('title_search', `${likeEscaped(search.text)}%`)
+  const inTitle = search.terms.map((term) => like('title_search', likeContaining(term.text)))
+  switch (tier) {
+    case Rank.exactTitle:
+      return eb.and([exactly, eb('title_search', '=', search.text)])
+    case Rank.titleStart:
+      return eb.and([exactly, startsWithText, eb('title_search', '<>', search.text)])
+    case Rank.titleWordStart:
+    case Rank.inTitle:
+      return eb.and([exactly, eb.not(startsWithText), eb.or(inTitle)])
+    case Rank.authorOnly:
+      return eb.and([exactly, ...inTitle.map((condition) => eb.not(condition))])
+    default: {
+      const nearly = search.terms.map((term) => {
+        if (term.quoted || [...term.text].length < MIN_APPROXIMATE_LENGTH) return held(term.text)
+        const alternatives = pieces(term)
+        if (alternatives === undefined) return sql<boolean>`1 = 1`
+        return eb.or([held(term.text), ...alternatives.map((all) => eb.and(all.map(held)))])
+      })
+      return eb.and([eb.not(exactly), ...nearly])
+    }
+  }
+}
+
+/**
+ * The SELECT of one read of a search in relevance order (docs/search.md "How a page is read"):
+ * the books matching `query`'s other filters and the conditions of rank `read.tier` for `search`
+ * (a superset of that rank's books), id ascending, after `read.afterId` and through
+ * `read.throughId`, at most `read.size`. The `exactTitle` rank is read from the
+ * `(title_search, id)` index (migration 0013) in id order; the others within a window of ids,
+ * by the primary key. Selects id, title, author, year.
+ */
+export async function tierStatement(
+  engine: Engine,
+  query: BookQuery,
+  search: Search,
+  read: TierRead,
+  pieces: (term: SearchTerm) => string[][] | undefined
+): Promise<BuiltQuery> {
+  const { builders, sql } = await listQueryBuilders()
+  let select = builders[engine]
+    .selectFrom('books')
+    .select(['id', 'title', 'author', 'year'])
+    .where((eb) => filters(eb, query, sql))
+    .where((eb) => tierConditions(eb, sql, search, read.tier, pieces))
+    .where('id', '>', read.afterId)
+  if (read.throughId !== undefined) select = select.where('id', '<=', read.throughId)
+  const { sql: text, parameters } = select.orderBy('id', 'asc').limit(read.size).compile()
+  return { sql: text, parameters }
+}
+
+/**
+ * The first text after every text that starts with `prefix`, in code point order (SQLite's BINARY
+ * and PostgreSQL's "C" collation on UTF-8): `prefix` with its last code point the next one; undefined
+ * when it ends with U+10FFFF.
+ */
+function pastPrefix(prefix: string): string | undefined {
+  const points = [...prefix].map((character) => character.codePointAt(0)!)
+  const last = points.pop()
+  if (last === undefined || last === 0x10ffff) return undefined
+  // The surrogates are no characters of a text: the next one after U+D7FF is U+E000.
+  return String.fromCodePoint(...points, last === 0xd7ff ? 0xe000 : last + 1)
+}
+
+/**
+ * The books whose title's search form starts with `search.text` (the `titleStart` rank's), read from
+ * the `(title_search, id)` index in title order, at most `size`: with `count`, only how many (the
+ * index alone); without, the books that also match `query`'s other filters and hold every term.
+ *
+ * @returns undefined when the text has no range (it ends with U+10FFFF).
+ */
+export async function titleRangeStatement(engine: Engine, query: BookQuery, search: Search, size: number, count: boolean): Promise<BuiltQuery | undefined> {
+  const past = pastPrefix(search.text)
+  if (past === undefined) return undefined
+  const { builders, sql } = await listQueryBuilders()
+  const range = builders[engine].selectFrom('books').where('title_search', '>=', search.text).where('title_search', '<', past)
+  if (count) {
+    const { sql: text, parameters } = builders[engine]
+      .selectFrom(range.select('id').limit(size).as('titles'))
+      .select((eb) => eb.fn.countAll<number>().as('total'))
+      .compile()
+    return { sql: text, parameters }
+  }
+  const { sql: text, parameters } = range
+    .select(['id', 'title', 'author', 'year'])
+    .where((eb) => filters(eb, query, sql))
+    .where((eb) => tierConditions(eb, sql, search, Rank.titleStart, () => undefined))
+    .limit(size)
+    .compile()
+  return { sql: text, parameters }
+}
+
+/**
+ * How many books the search index finds for `pieces` (`indexPieces`, storage/sql/search-pieces.ts),
+ * counting at most `size` (as `total`); other filters aside. A search whose count stays under
+ * `size` reads its candidates whole.
+ */
+export async function candidateCountStatement(engine: Engine, pieces: readonly (readonly (readonly string[])[])[], size: number): Promise<BuiltQuery> {
+  const { builders, sql } = await listQueryBuilders()
+  if (engine === 'sqlite') {
+    const { sql: text, parameters } = builders.sqlite
+      .selectFrom(sql<{ rowid: number }>`(SELECT rowid FROM book_search WHERE book_search MATCH ${ftsMatch(pieces)} LIMIT ${size})`.as('candidates'))
+      .select((eb) => eb.fn.countAll<number>().as('total'))
+      .compile()
+    return { sql: text, parameters }
+  }
+  const containing = (piece: string) => sql<boolean>`(title_search LIKE ${likeContaining(piece)} ESCAPE '!' OR author_search LIKE ${likeContaining(piece)} ESCAPE '!')`
+  let candidates = builders.postgres.selectFrom('books').select('id')
+  for (const alternatives of pieces) candidates = candidates.where((eb) => eb.or(alternatives.map((all) => eb.and(all.map(containing)))))
+  const { sql: text, parameters } = builders.postgres
+    .selectFrom(candidates.limit(size).as('candidates'))
+    .select((eb) => eb.fn.countAll<number>().as('total'))
+    .compile()
+  return { sql: text, parameters }
+}
+
+/** The FTS5 query of `pieces`: every group, one of its alternatives, every text of it as a phrase. */
+function ftsMatch(pieces: readonly (readonly (readonly string[])[])[]): string {
+  const phrase = (piece: string) => `"${piece.replaceAll('"', '""')}"`
+  const group = (alternatives: readonly (readonly string[])[]) => `(${alternatives.map((all) => `(${all.map(phrase).join(' AND ')})`).join(' OR ')})`
+  return pieces.map(group).join(' AND ')
+}
+
+/** The highest book id (`id`, null when there is no book). */
+export const MAX_ID_SQL = 'SELECT max(id) AS id FROM books'

@@ -20,7 +20,7 @@ function indexable(piece: string): boolean {
  * transposition. A five-character term with its middle character replaced keeps two characters
  * each side, which no trigram index can look up: such a term is not narrowed.
  */
-function termPieces(term: SearchTerm): string[][] | undefined {
+export function termPieces(term: SearchTerm): string[][] | undefined {
   const characters = [...term.text]
   if (term.quoted || characters.length < MIN_APPROXIMATE_LENGTH) return indexable(term.text) ? [[term.text]] : undefined
   if (characters.length === MIN_APPROXIMATE_LENGTH) return undefined
@@ -51,4 +51,14 @@ export function indexPieces(search: Search): string[][][] {
     if (pieces) groups.push(pieces)
   }
   return groups
+}
+
+/**
+ * What the search index is asked for the books holding every term exactly (the ranks before
+ * `approximate`): one group per term it can look up, the term itself. Terms it cannot (one or two
+ * characters) leave the others to narrow; with no group, undefined.
+ */
+export function exactPieces(search: Search): string[][][] | undefined {
+  const groups = search.terms.filter((term) => indexable(term.text)).map((term) => [[term.text]])
+  return groups.length > 0 ? groups : undefined
 }

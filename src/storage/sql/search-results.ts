@@ -1,9 +1,12 @@
+import { setImmediate as nextTurn } from 'node:timers/promises'
 import { positionOf } from '../../book/cursor.js'
 import type { BookQuery } from '../../book/query.js'
-import { rankOf, type Search } from '../../book/search.js'
+import { MIN_APPROXIMATE_LENGTH, Rank, rankOf, type Search } from '../../book/search.js'
 import type { Book } from '../../book/schema.js'
 import { LIST_PAGE_SIZE } from '../contracts/book-store.js'
-import { indexPieces } from './search-pieces.js'
+import type { Engine } from '../contracts/engine.js'
+import { candidateCountStatement, MAX_ID_SQL, tierStatement, titleRangeStatement, type BuiltQuery, type TierRead } from './list.js'
+import { exactPieces, indexPieces, termPieces } from './search-pieces.js'
 
 /**
  * Reads search candidates: with index pieces, every candidate at once (one statement, its rows
@@ -91,4 +94,138 @@ export async function searchCount(query: BookQuery, search: Search, read: ReadCa
   let total = 0
   for await (const match of matchesOf(query, search, read)) if (match) total++
   return total
+}
+
+/** Runs one statement on the engine's connection and gives its rows. */
+export type RunStatement = <Row>(statement: BuiltQuery) => Promise<Row[]>
+
+/** How an engine reads a search in relevance order: its statements' runner and its window of ids. */
+export interface RankedReads {
+  engine: Engine
+  run: RunStatement
+  /** The candidates of a search read whole (by {@link searchList}) when there are few. */
+  readCandidates: ReadCandidates
+  /** How a search is read: {@link SearchReadOptions}, defaults filled in. */
+  options: Required<SearchReadOptions>
+}
+
+/** What decides how a search is read (both only change its cost, never its answer). */
+export interface SearchReadOptions {
+  /** Most candidates read whole and ranked in the service ({@link FEW_CANDIDATES} by default). */
+  fewCandidates?: number
+  /** How many ids one statement of a walk by id covers (its cost: about that many rows read at most). */
+  windowSize?: number
+}
+
+/**
+ * Most candidates (index pieces, other filters aside) a search reads whole and ranks in the
+ * service; beyond, it reads rank by rank in id order. Also the most books of one `titleStart` rank
+ * read from the title index and sorted by id. A walk by id then finds at least this many in every
+ * million books read, so a page costs at most about `limit × books ÷` this many rows.
+ */
+export const FEW_CANDIDATES = 2000
+
+/** Rows one statement of a rank's read asks for (the page's own size when larger). */
+const READ_SIZE = 64
+
+/**
+ * The books of a search in relevance order (rank, then id; docs/contract.md "Search"), after
+ * `query.after` (a rank and an id), at most `query.limit`, reading about a page
+ * (docs/search.md "How a page is read"):
+ *
+ * - when the search index finds at most `reads.options.fewCandidates` candidates, they are read whole and
+ *   ranked here ({@link searchList});
+ * - else, when it finds few books holding every term exactly, those are read whole and ranked
+ *   here, and the `approximate` rank is walked (below);
+ * - else rank by rank, from the cursor's rank and id: `exactTitle` from the `(title_search, id)`
+ *   index in id order; `titleStart` from that index's range when it holds at most
+ *   `fewCandidates` books (sorted here by id), else like the others, walked by id in windows
+ *   of `reads.options.windowSize` ids, each one statement whose conditions (`tierStatement`,
+ *   storage/sql/list.ts) keep a superset of the rank's books. Every book read is checked by
+ *   `rankOf` (src/book/search.ts), so both engines answer the same. The walk stops as soon as the
+ *   page is full, and lets the event loop turn between statements.
+ */
+export async function* rankedSearch(query: BookQuery, search: Search, reads: RankedReads): AsyncGenerator<Book> {
+  const limit = query.limit ?? Number.POSITIVE_INFINITY
+  const pieces = indexPieces(search)
+  if (pieces.length > 0) {
+    const [counted] = await reads.run<{ total: number | string }>(await candidateCountStatement(reads.engine, pieces, reads.options.fewCandidates + 1))
+    if (Number(counted!.total) <= reads.options.fewCandidates) {
+      yield* await searchList(query, search, reads.readCandidates)
+      return
+    }
+  }
+  const [highest] = await reads.run<{ id: number | string | null }>({ sql: MAX_ID_SQL, parameters: [] })
+  const lastId = Number(highest?.id ?? 0)
+  const approximable = search.terms.some((term) => !term.quoted && [...term.text].length >= MIN_APPROXIMATE_LENGTH)
+  const firstTier = query.after ? (query.after.key as number) : Rank.exactTitle
+  const firstId = query.after?.id ?? 0
+  let given = 0
+  const exact = firstTier < Rank.approximate ? await fewExactMatches(query, search, reads) : undefined
+  if (exact) {
+    for (const match of exact) {
+      if (match.rank < firstTier || (match.rank === firstTier && match.book.id <= firstId)) continue
+      yield match.book
+      if (++given >= limit) return
+    }
+  }
+  for (let tier = exact ? Rank.approximate : firstTier; tier <= Rank.approximate; tier++) {
+    if (tier === Rank.approximate && !approximable) break
+    const afterId = tier === firstTier ? firstId : 0
+    for await (const book of tierBooks(query, search, reads, tier, afterId, lastId)) {
+      yield book
+      if (++given >= limit) return
+    }
+  }
+}
+
+/**
+ * The books holding every term of `search` exactly (the ranks before `approximate`), in relevance
+ * order, when the search index finds few books holding them (`exactPieces`,
+ * storage/sql/search-pieces.ts); undefined when it finds more, or cannot look any term up.
+ */
+async function fewExactMatches(query: BookQuery, search: Search, reads: RankedReads): Promise<Match[] | undefined> {
+  const pieces = exactPieces(search)
+  if (!pieces) return undefined
+  const [counted] = await reads.run<{ total: number | string }>(await candidateCountStatement(reads.engine, pieces, reads.options.fewCandidates + 1))
+  if (Number(counted!.total) > reads.options.fewCandidates) return undefined
+  const matches: Match[] = []
+  for (const book of await reads.readCandidates(pieces)) {
+    const rank = rankOf(search, book.title, book.author)
+    if (rank !== undefined && rank < Rank.approximate) matches.push({ book, rank })
+  }
+  return matches.sort((a, b) => a.rank - b.rank || a.book.id - b.book.id)
+}
+
+/** The books of rank `tier` for `search`, id ascending, after `afterId` (see {@link rankedSearch}). */
+async function* tierBooks(query: BookQuery, search: Search, reads: RankedReads, tier: number, afterId: number, lastId: number): AsyncGenerator<Book> {
+  const size = Math.max(READ_SIZE, query.limit ?? 0)
+  const ofTier = (book: Book) => rankOf(search, book.title, book.author) === tier
+  const read = async (at: TierRead) => reads.run<Book>(await tierStatement(reads.engine, query, search, at, termPieces))
+  if (tier === Rank.exactTitle) {
+    for (let after = afterId; ; ) {
+      const books = await read({ tier, afterId: after, size })
+      yield* books.filter(ofTier)
+      if (books.length < size) return
+      after = books.at(-1)!.id
+    }
+  }
+  if (tier === Rank.titleStart) {
+    const few = reads.options.fewCandidates
+    const counting = await titleRangeStatement(reads.engine, query, search, few + 1, true)
+    const [counted] = counting ? await reads.run<{ total: number | string }>(counting) : [{ total: Number.POSITIVE_INFINITY }]
+    if (Number(counted!.total) <= few) {
+      const books = await reads.run<Book>((await titleRangeStatement(reads.engine, query, search, few + 1, false))!)
+      yield* books.filter((book) => book.id > afterId && ofTier(book)).sort((a, b) => a.id - b.id)
+      return
+    }
+  }
+  for (let after = afterId; after < lastId; ) {
+    const throughId = Math.min(after + reads.options.windowSize, lastId)
+    const books = await read({ tier, afterId: after, throughId, size })
+    yield* books.filter(ofTier)
+    after = books.length === size ? books.at(-1)!.id : throughId
+    // A SQLite statement runs on the event loop: let other requests in between two.
+    await nextTurn()
+  }
 }

@@ -9,8 +9,8 @@ import type { LoginAttempts } from '../contracts/login-attempts.js'
 import { insertValues, patchValues } from '../sql/book-statements.js'
 import type { IdempotencyClaim, IdempotentCreate } from '../contracts/idempotency.js'
 import { pagesById, pagesOf } from '../sql/list-pages.js'
-import { countStatement, listStatement, searchStatement } from '../sql/list.js'
-import { searchCount, searchList, type ReadCandidates } from '../sql/search-results.js'
+import { countStatement, listStatement, searchStatement, type BuiltQuery } from '../sql/list.js'
+import { FEW_CANDIDATES, rankedSearch, searchCount, searchList, type ReadCandidates, type SearchReadOptions } from '../sql/search-results.js'
 import { DEFAULT_RETENTION, TRIM_INTERVAL_MS, type ChangeLogOptions } from '../retention.js'
 import { changeLogStatements, type HorizonRow } from '../sql/change-log-statements.js'
 import type { HistoryPage, RestoreOutcome } from '../contracts/book-history.js'
@@ -46,7 +46,15 @@ export interface SqliteDatabaseOptions extends ChangeLogOptions {
    * the database file removed) and when they succeed again (undefined): one log line each.
    */
   onWriteHealth?: WriteHealthListener
+  /** How searches are read (their cost only; storage/sql/search-results.ts). */
+  search?: SearchReadOptions
 }
+
+/**
+ * Ids one statement of a search's walk by id covers on SQLite: a few milliseconds of the event
+ * loop each (docs/search.md "How a page is read").
+ */
+const SEARCH_WINDOW = 16_384
 
 /**
  * The embedded SQLite {@link Database} (better-sqlite3): WAL journal with `synchronous=FULL`
@@ -101,7 +109,8 @@ export class SqliteDatabase implements Database, BookStore {
     private readonly files: ReturnType<typeof watchFileIdentity> | undefined,
     private readonly attemptsDb: Sqlite.Database,
     private readonly path: string,
-    private readonly onWriteHealth: WriteHealthListener | undefined
+    private readonly onWriteHealth: WriteHealthListener | undefined,
+    private readonly searchOptions: Required<SearchReadOptions>
   ) {
     this.statements = prepareStatements(db)
     this.query = preparedQueries(db)
@@ -134,7 +143,8 @@ export class SqliteDatabase implements Database, BookStore {
       // (sqlite/sqlite-login-attempts.ts); an in-memory database has only the one connection.
       attemptsDb = path === ':memory:' ? db : openConnection(path)
       if (attemptsDb !== db) attemptsDb.pragma('synchronous = NORMAL')
-      return new SqliteDatabase(db, new WriteQueue(writer, db, options.onWriteHealth), files, attemptsDb, path, options.onWriteHealth)
+      const search = { fewCandidates: FEW_CANDIDATES, windowSize: SEARCH_WINDOW, ...options.search }
+      return new SqliteDatabase(db, new WriteQueue(writer, db, options.onWriteHealth), files, attemptsDb, path, options.onWriteHealth, search)
     } catch (error) {
       if (attemptsDb !== db) attemptsDb?.close()
       db.close()
@@ -158,7 +168,16 @@ export class SqliteDatabase implements Database, BookStore {
   async *list(query?: BookQuery): AsyncIterable<Book> {
     this.assertSound()
     if (query?.search) {
-      yield* await searchList(query, query.search, this.searchCandidates(query))
+      if (query.sort !== undefined) {
+        yield* await searchList(query, query.search, this.searchCandidates(query))
+        return
+      }
+      yield* rankedSearch(query, query.search, {
+        engine: 'sqlite',
+        run: async <Row>(statement: BuiltQuery) => this.query(statement.sql).all(...statement.parameters) as Row[],
+        readCandidates: this.searchCandidates(query),
+        options: this.searchOptions
+      })
       return
     }
     if (query) {

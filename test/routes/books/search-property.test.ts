@@ -3,7 +3,7 @@ import { test } from 'node:test'
 import fc from 'fast-check'
 import type { FastifyInstance } from 'fastify'
 import type { Book } from '../../support/books.js'
-import { auth, list } from '../../support/list-pages.js'
+import { auth, list, pages } from '../../support/list-pages.js'
 import { referenceSearch } from '../../support/search-reference.js'
 import { describeEachEngine } from '../../support/suite.js'
 
@@ -23,6 +23,45 @@ const term = fc.array(fc.constantFrom('a', 'r', 'k', 'n', 'e', 's', 'd', 'c', '�
 const query = fc
   .tuple(term, fc.option(term), fc.boolean())
   .map(([first, second, quoted]) => `${quoted ? `"${first}"` : first}${second ? ` ${second}` : ''}`)
+
+/**
+ * Searches taken from a catalogue's own words: a title or author word (or the whole title) with a
+ * typo (one letter replaced, dropped, added or two swapped), in capitals or with a diacritic, cut to
+ * one or two characters, quoted, or two of them together.
+ */
+function queryFrom(books: Omit<Book, 'id'>[]): fc.Arbitrary<string> {
+  const words = [...new Set(books.flatMap((book) => `${book.title} ${book.author}`.split(/[\s.]+/u)).filter((word) => word !== ''))]
+  if (words.length === 0) return query
+  const word = fc.constantFrom(...words)
+  const typo = fc.tuple(word, fc.nat(), fc.constantFrom('a', 'e', 'z', 'é', 'k'), fc.constantFrom('replace', 'drop', 'add', 'swap')).map(([text, at, letter, edit]) => {
+    const characters = [...text]
+    const i = at % characters.length
+    if (edit === 'replace') characters[i] = letter
+    else if (edit === 'drop') characters.splice(i, 1)
+    else if (edit === 'add') characters.splice(i, 0, letter)
+    else if (i + 1 < characters.length) [characters[i], characters[i + 1]] = [characters[i + 1]!, characters[i]!]
+    return characters.join('')
+  })
+  const variant = fc.oneof(
+    word,
+    typo,
+    word.map((text) => text.toUpperCase()),
+    word.map((text) => text.replace(/e/u, 'é').replace(/a/u, 'à')),
+    fc.tuple(word, fc.integer({ min: 1, max: 2 })).map(([text, size]) => [...text].slice(0, size).join('')),
+    fc.constantFrom(...books.map((book) => book.title))
+  )
+  return fc.oneof(
+    { weight: 3, arbitrary: variant },
+    { weight: 1, arbitrary: variant.map((text) => `"${text}"`) },
+    { weight: 2, arbitrary: fc.tuple(variant, variant).map(([a, b]) => `${a} ${b}`) },
+    { weight: 1, arbitrary: query }
+  )
+}
+
+/** Titles and authors of a few words from a small vocabulary, so that searches meet many books in every rank. */
+const vocabulary = fc.constantFrom('the', 'darkness', 'dárkness', 'silent', 'empire', 'forest', 'of', 'a', 'é', 'volume', 'le', 'guin', 'garcía', 'night', 'nights', 'tide')
+const phrase = fc.array(vocabulary, { minLength: 1, maxLength: 4 }).map((words) => words.join(' '))
+const catalogueBook = fc.record({ title: fc.oneof(phrase, text), author: fc.oneof(phrase, text), year: fc.integer({ min: 1900, max: 1910 }) })
 
 /** Runs `commands` in groups of three at once (concurrent writes), keeping `model` in step. */
 async function run(app: FastifyInstance, model: Map<number, Book>, commands: Command[]) {
@@ -56,7 +95,19 @@ async function run(app: FastifyInstance, model: Map<number, Book>, commands: Com
   }
 }
 
-describeEachEngine('GET /books?q= answers what a scan answers', ({ app }) => {
+/**
+ * How the searches are read: as the service reads them (few candidates ranked whole, the others
+ * rank by rank), and always rank by rank in windows of a few ids (so that these small catalogues
+ * take every path of a large one: storage/sql/search-results.ts).
+ */
+const readings = [
+  { name: 'as configured', options: {}, runs: 25 },
+  { name: 'rank by rank, windows of 50 ids', options: { search: { fewCandidates: 0, windowSize: 50 } }, runs: 10 },
+  { name: 'at most 3 candidates ranked whole, windows of 50 ids', options: { search: { fewCandidates: 3, windowSize: 50 } }, runs: 10 }
+]
+
+for (const reading of readings) {
+describeEachEngine(`GET /books?q= answers what a scan answers, ${reading.name}`, ({ app }) => {
   test('after any sequence of creates, updates and deletes (fast-check)', async () => {
     const model = new Map<number, Book>()
     await fc.assert(
@@ -70,7 +121,39 @@ describeEachEngine('GET /books?q= answers what a scan answers', ({ app }) => {
           assert.equal(answer.response.headers['x-total-count'], String(expected.length), q)
         }
       }),
-      { numRuns: 40 }
+      { numRuns: 40 * reading.runs / 25 }
     )
   })
-})
+}, {}, reading.options)
+
+describeEachEngine(`GET /books?q= pages through what a scan answers, ${reading.name}`, ({ app: shared }) => {
+  test('every page in relevance order, by the cursor of the Link header (fast-check)', async () => {
+    // One database for every run: each run adds its catalogue to the books of the runs before it.
+    const books: Book[] = []
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(catalogueBook, { minLength: 1, maxLength: 40 }).chain((books) => fc.tuple(fc.constant(books), fc.array(queryFrom(books), { minLength: 1, maxLength: 5 }), fc.integer({ min: 1, max: 7 }))),
+        async ([catalogue, queries, limit]) => {
+          const app = shared()
+          {
+            for (const book of catalogue) {
+              const response = await app.inject({ method: 'POST', url: '/book', headers: auth, payload: book })
+              assert.equal(response.statusCode, 201, response.body)
+              books.push(response.json().data as Book)
+            }
+            for (const q of queries) {
+              const expected = referenceSearch(q, books)
+              const paged = await pages(app, `/books?q=${encodeURIComponent(q)}&limit=${limit}`)
+              for (const page of paged.slice(0, -1)) assert.equal(page.length, limit, q)
+              assert.deepEqual(paged.flat(), expected, q)
+              const counted = await list(app, `/books?q=${encodeURIComponent(q)}&count=true&limit=1`)
+              assert.equal(counted.response.headers['x-total-count'], String(expected.length), q)
+            }
+          }
+        }
+      ),
+      { numRuns: reading.runs }
+    )
+  })
+}, {}, reading.options)
+}

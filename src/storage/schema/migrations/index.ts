@@ -10,6 +10,7 @@ import { searchIndex } from './0009_search_index.js'
 import { webhooks } from './0010_webhooks.js'
 import { replaysAndUsernameSkeletons } from './0011_replays_and_username_skeletons.js'
 import { apiTokens } from './0012_api_tokens.js'
+import { rankedSearch } from './0013_ranked_search.js'
 import { deliveryLogIndexes } from './0014_delivery_log_indexes.js'
 import type { MigrationOf } from './migration.js'
 
@@ -31,5 +32,6 @@ export const MIGRATIONS: Readonly<Record<string, MigrationOf>> = {
   '0010_webhooks': webhooks,
   '0011_replays_and_username_skeletons': replaysAndUsernameSkeletons,
   '0012_api_tokens': apiTokens,
+  '0013_ranked_search': rankedSearch,
   '0014_delivery_log_indexes': deliveryLogIndexes
 }
