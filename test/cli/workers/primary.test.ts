@@ -87,6 +87,8 @@ describe('WORKERS=2: a primary and two workers on one port', { skip: processSkip
   }
 
   test('both workers answer, and /metrics counts the requests of both', async () => {
+    // The log is written asynchronously (at most 200 ms late): wait for both workers' lines.
+    await waitFor('both workers listening', () => listeningPids(server).length === 2)
     const workers = listeningPids(server)
     const before = await healthzCount()
     assert.equal(workers.length, 2)

@@ -251,7 +251,9 @@ describe('GET /openapi.json', () => {
     assert.equal((parameter('/books', 'get', 'count') as { type: string }).type, 'boolean')
     assert.equal((parameter('/book/{id}', 'get', 'id') as { type: string }).type, 'integer')
     assert.equal((parameter('/book/{id}/history', 'get', 'limit') as { type: string }).type, 'integer')
-    assert.equal((parameter('/webhooks/{id}/deliveries', 'get', 'cursor') as { type: string }).type, 'integer')
+    assert.equal((parameter('/webhooks/{id}/deliveries', 'get', 'limit') as { type: string }).type, 'integer')
+    // The delivery log's cursor is `<seq>.<id>` (newest first by seq, then id): text, not a number.
+    assert.equal((parameter('/webhooks/{id}/deliveries', 'get', 'cursor') as { type: string }).type, 'string')
     assert.equal((parameter('/tokens', 'get', 'all') as { type: string }).type, 'boolean')
     assert.equal((parameter('/books/changes', 'get', 'after') as { type: string }).type, 'integer')
     const auth = authHeaders()
