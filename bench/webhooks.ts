@@ -1,6 +1,6 @@
 /**
  * `npm run bench:webhooks`: webhook delivery (docs/webhooks.md) against the built service
- * (`dist/start.js`) as a real process on SQLite, receivers in a thread of this process on 127.0.0.1.
+ * (`dist/start.js`) as a real process on SQLite, receivers in this process on 127.0.0.1.
  *
  * 1. Acknowledgement to delivery: WEBHOOK_BENCH_RATE (default 500) POST /book per second, open
  *    loop, for WEBHOOK_BENCH_SECONDS (10), with WEBHOOK_BENCH_ENDPOINTS (10) endpoints answering
@@ -12,16 +12,10 @@
  *    its own fresh service: WEBHOOK_BENCH_PAIRS (3) pairs back to back in alternating order; the
  *    figure is the median of the pairs' ratios.
  *
- * WEBHOOK_BENCH_ENTRY runs another build instead (the `dist/start.js` of a worktree at another
- * commit, to compare with it in one session); WEBHOOK_BENCH_NODE_OPTIONS adds `node` options to the
- * service (e.g. `--cpu-prof --cpu-prof-dir=/tmp/profiles`); WEBHOOK_BENCH_STEPS picks the steps
- * (`latency`, `dead`, `throughput`, comma-separated; default all).
- *
  * Results are printed as JSON; docs/benchmarks.md "Webhooks" keeps the figures.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
-import { Agent, request } from 'node:http'
-import { Worker } from 'node:worker_threads'
+import { Agent, createServer, request, type Server } from 'node:http'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createSigner } from 'fast-jwt'
@@ -33,9 +27,6 @@ const SECONDS = Number(process.env.WEBHOOK_BENCH_SECONDS ?? 10)
 const ENDPOINTS = Number(process.env.WEBHOOK_BENCH_ENDPOINTS ?? 10)
 const PAIRS = Number(process.env.WEBHOOK_BENCH_PAIRS ?? 3)
 const THROUGHPUT_SECONDS = Number(process.env.WEBHOOK_BENCH_THROUGHPUT_SECONDS ?? 3)
-const ENTRY = process.env.WEBHOOK_BENCH_ENTRY ?? SERVER_ENTRY
-const NODE_OPTIONS = (process.env.WEBHOOK_BENCH_NODE_OPTIONS ?? '').split(' ').filter((option) => option !== '')
-const STEPS = new Set((process.env.WEBHOOK_BENCH_STEPS ?? 'latency,dead,throughput').split(','))
 const SECRET = 'webhook-benchmark-secret-0123456789abcdefghijklm'
 const AUTH = { authorization: `Bearer ${createSigner({ key: SECRET, algorithm: 'HS256' })({ sub: 'bench' })}` }
 const now = () => performance.timeOrigin + performance.now()
@@ -45,7 +36,7 @@ async function startWebhookService(directory: string): Promise<Target> {
   const port = await freePort()
   return startProcess({
     name: 'service',
-    args: [...NODE_OPTIONS, ENTRY],
+    args: [SERVER_ENTRY],
     env: {
       HOST: '127.0.0.1', PORT: String(port), DATABASE_URL: join(directory, 'books.db'), SECRET_TOKEN: SECRET, AUTH_PASSWORD: 'bench-password',
       LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE: 'true', MAX_CONNECTIONS_PER_ADDRESS: '10000'
@@ -56,54 +47,22 @@ async function startWebhookService(directory: string): Promise<Target> {
   })
 }
 
-/** What the receivers' thread runs (plain JavaScript: a worker thread evaluates it as is). */
-const RECEIVERS_THREAD = `
-const { createServer } = require('node:http')
-const { parentPort } = require('node:worker_threads')
-const arrivals = new Map()
-const server = createServer((incoming, response) => {
-  let body = ''
-  incoming.on('data', (chunk) => (body += chunk.toString()))
-  incoming.on('end', () => {
-    if (incoming.url === '/dead') return // never answered: the attempt times out
-    const at = performance.timeOrigin + performance.now()
-    const key = incoming.url + '#' + JSON.parse(body).data.id
-    if (!arrivals.has(key)) arrivals.set(key, at)
-    response.writeHead(204).end()
+/** Receivers on one server: `/ok/<n>` answers 204 and notes the arrival of each book id; `/dead` never answers. */
+function startReceivers(): Promise<{ server: Server; url: string; arrivals: Map<string, number> }> {
+  const arrivals = new Map<string, number>()
+  const server = createServer((incoming, response) => {
+    let body = ''
+    incoming.on('data', (chunk: Buffer) => (body += chunk.toString()))
+    incoming.on('end', () => {
+      if (incoming.url === '/dead') return // never answered: the attempt times out
+      const at = now()
+      const { data } = JSON.parse(body) as { data: { id: number } }
+      const key = `${incoming.url}#${data.id}`
+      if (!arrivals.has(key)) arrivals.set(key, at)
+      response.writeHead(204).end()
+    })
   })
-})
-parentPort.on('message', ({ ask, paths }) => {
-  if (ask === 'clear') arrivals.clear()
-  if (ask === 'count') parentPort.postMessage([...arrivals.keys()].filter((key) => paths.includes(key.split('#')[0])).length)
-  if (ask === 'arrivals') parentPort.postMessage([...arrivals])
-  if (ask === 'close') { server.closeAllConnections(); server.close(); parentPort.close() }
-})
-server.listen(0, '127.0.0.1', () => parentPort.postMessage(server.address().port))
-`
-
-/**
- * Receivers on one server, in a thread of their own (so the writes sent from this thread do not
- * delay them, nor they the writes): `/ok/<n>` answers 204 at once and notes the arrival of each
- * book id; `/dead` never answers.
- */
-async function startReceivers() {
-  const thread = new Worker(RECEIVERS_THREAD, { eval: true })
-  const answer = <T>(message: object): Promise<T> => {
-    const answered = new Promise<T>((resolve) => thread.once('message', resolve))
-    thread.postMessage(message)
-    return answered
-  }
-  const port = await new Promise<number>((resolve) => thread.once('message', resolve))
-  return {
-    url: `http://127.0.0.1:${port}`,
-    clear: () => thread.postMessage({ ask: 'clear' }),
-    count: (paths: string[]) => answer<number>({ ask: 'count', paths }),
-    arrivals: async () => new Map(await answer<[string, number][]>({ ask: 'arrivals' })),
-    close: async () => {
-      thread.postMessage({ ask: 'close' })
-      await new Promise((resolve) => thread.once('exit', resolve))
-    }
-  }
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, arrivals })))
 }
 
 const agent = new Agent({ keepAlive: true, maxSockets: 64 })
@@ -132,7 +91,7 @@ function percentile(sorted: number[], p: number): number {
 
 /** Writes at RATE per second for SECONDS (open loop), then waits for the deliveries; the latencies of `paths`. */
 async function latencyRun(target: Target, receivers: Awaited<ReturnType<typeof startReceivers>>, paths: string[]) {
-  receivers.clear()
+  receivers.arrivals.clear()
   const acks = new Map<number, number>()
   const total = RATE * SECONDS
   const start = now()
@@ -156,23 +115,20 @@ async function latencyRun(target: Target, receivers: Awaited<ReturnType<typeof s
   const achievedRate = total / ((now() - start) / 1000)
   const expected = acks.size * paths.length
   const deadline = now() + 120_000
-  while ((await receivers.count(paths)) < expected && now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100))
-  const arrivals = await receivers.arrivals()
+  const arrived = () => [...receivers.arrivals.keys()].filter((key) => paths.includes(key.split('#')[0]!)).length
+  while (arrived() < expected && now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100))
   const latencies: number[] = []
-  for (const [key, at] of arrivals) {
+  for (const [key, at] of receivers.arrivals) {
     const [path, id] = key.split('#') as [string, string]
     const ack = acks.get(Number(id))
     if (ack !== undefined && paths.includes(path)) latencies.push(Math.max(0, at - ack))
   }
   latencies.sort((a, b) => a - b)
   return {
-    writes: total, write_failures: failures, achieved_writes_per_s: round(achievedRate), deliveries_expected: expected, deliveries_arrived: await receivers.count(paths),
+    writes: total, write_failures: failures, achieved_writes_per_s: round(achievedRate), deliveries_expected: expected, deliveries_arrived: arrived(),
     p50_ms: round(percentile(latencies, 50)), p99_ms: round(percentile(latencies, 99)), max_ms: round(latencies.at(-1) ?? NaN)
   }
 }
-
-/** Ends the latency step early when the dead-endpoint step is not wanted. */
-class Skip extends Error {}
 
 async function main() {
   const receivers = await startReceivers()
@@ -184,34 +140,25 @@ async function main() {
   }
   const paths = Array.from({ length: ENDPOINTS }, (_, index) => `/ok/${index}`)
   try {
-    const result: Record<string, unknown> = { entry: ENTRY, node: process.version, cpus: cpus().length, loadavg_before: loadavg().map((value) => round(value, 2)), rate: RATE, seconds: SECONDS, endpoints: ENDPOINTS }
-    const service = STEPS.has('latency') || STEPS.has('dead') ? await startWebhookService(fresh()) : undefined
-    if (service) try {
+    const service = await startWebhookService(fresh())
+    const result: Record<string, unknown> = { node: process.version, cpus: cpus().length, loadavg_before: loadavg().map((value) => round(value, 2)), rate: RATE, seconds: SECONDS, endpoints: ENDPOINTS }
+    try {
       for (const path of paths) await addEndpoint(service, receivers.url + path)
       await new Promise((resolve) => setTimeout(resolve, 1500)) // the dispatcher takes its lease and reads the endpoints
       const healthy = await latencyRun(service, receivers, paths)
       result.ack_to_delivery = healthy
       console.error(JSON.stringify({ ack_to_delivery: healthy }))
-      if (!STEPS.has('dead')) throw new Skip()
       await addEndpoint(service, `${receivers.url}/dead`)
       await new Promise((resolve) => setTimeout(resolve, 1500))
       const withDead = await latencyRun(service, receivers, paths)
       result.ack_to_delivery_with_a_dead_endpoint = { ...withDead, p99_vs_without: round(withDead.p99_ms / healthy.p99_ms, 3) }
-    } catch (error) {
-      if (!(error instanceof Skip)) throw error
     } finally {
       await service.stop()
     }
-    if (!STEPS.has('throughput')) {
-      console.log(JSON.stringify(result, null, 2))
-      return
-    }
 
     const none = await startWebhookService(fresh())
-    // Started inside the try: should it fail to start, the first one is still stopped.
-    let busy: Target | undefined
+    const busy = await startWebhookService(fresh())
     try {
-      busy = await startWebhookService(fresh())
       for (const path of paths) await addEndpoint(busy, `${receivers.url}/t${path}`)
       await new Promise((resolve) => setTimeout(resolve, 1500))
       const load = {
@@ -231,12 +178,13 @@ async function main() {
       ratios.sort((a, b) => a - b)
       result.post_book_throughput = { ...rps, pair_ratios: ratios, with_vs_none_median: ratios[Math.floor(ratios.length / 2)] }
     } finally {
-      await Promise.all([none.stop(), busy?.stop()])
+      await Promise.all([none.stop(), busy.stop()])
     }
     result.loadavg_after = loadavg().map((value) => round(value, 2))
     console.log(JSON.stringify(result, null, 2))
   } finally {
-    await receivers.close()
+    receivers.server.closeAllConnections()
+    receivers.server.close()
     agent.destroy()
     for (const directory of directories) rmSync(directory, { recursive: true, force: true })
   }

@@ -4,7 +4,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { BookChange, ChangeLog } from '../storage/contracts/change-log.js'
 import type { DeliveryOutcome, DeliveryRecord, EndpointSeq, WebhookEndpoint, WebhookStore } from '../storage/contracts/webhook-store.js'
 import { EVENT_TYPES, messageBody, webhookIdOf } from './message.js'
-import { ThreadedSender } from './threaded-sender.js'
+import { endpointAgents, sendAttempt } from './sender.js'
 import { signatureHeader } from './signature.js'
 
 /** How the dispatcher runs (settings `WEBHOOK_*`). */
@@ -48,17 +48,6 @@ const IDLE_POLL_MS = 1000
 const RECORD_DELAY_MS = 200
 const READ_BATCH = 100
 
-/**
- * The body of `change`, made once for all endpoints: the loops share the change objects read by
- * {@link SharedChangeReader}, and the body is the same for every endpoint and attempt.
- */
-const bodies = new WeakMap<BookChange, string>()
-function bodyOf(change: BookChange): string {
-  let body = bodies.get(change)
-  if (body === undefined) bodies.set(change, (body = messageBody(change)))
-  return body
-}
-
 /** A wait that ends at `ms` or when `signal` aborts. */
 function pause(ms: number, signal: AbortSignal, wake?: (resolve: () => void) => void): Promise<void> {
   return new Promise((resolve) => {
@@ -82,9 +71,7 @@ function pause(ms: number, signal: AbortSignal, wake?: (resolve: () => void) => 
  *
  * The holder runs one loop per endpoint (a slow or dead endpoint delays only itself): each sends
  * the changes after the endpoint's `seq` in order, change n+1 only once n succeeded or was
- * given up, retrying a failure on the schedule. The attempts themselves go out from the sender
- * thread ({@link ThreadedSender}), so the request thread pays one message each way per attempt.
- * Successes are recorded in groups a few ms later,
+ * given up, retrying a failure on the schedule. Successes are recorded in groups a few ms later,
  * so after a crash the last few may go again, with the same `webhook-id`; nothing is skipped.
  */
 export class WebhookDispatcher {
@@ -98,8 +85,6 @@ export class WebhookDispatcher {
   private stopListening: (() => void) | undefined
   private readonly recorder: OutcomeRecorder
   private readonly reader: SharedChangeReader
-  /** The attempts go out from a thread of their own (`webhook-sender-thread.ts`). */
-  private readonly sender = new ThreadedSender()
   private head = 0
   private syncing: Promise<void> | undefined
 
@@ -143,7 +128,6 @@ export class WebhookDispatcher {
     this.stopListening?.()
     await Promise.all([...this.loops.values()].map((loop) => loop.stop()))
     this.loops.clear()
-    await this.sender.close()
     await this.recorder.flush()
     if (this.leaseUntil > 0) await this.webhooks.releaseLease(this.holder).catch(() => {})
   }
@@ -213,7 +197,7 @@ export class WebhookDispatcher {
         }
         for (const endpoint of enabled.values()) {
           if (this.loops.has(endpoint.id)) continue
-          const loop = new EndpointLoop(endpoint, this.webhooks, this.reader, this.recorder, this.sender, this.options, this.counters)
+          const loop = new EndpointLoop(endpoint, this.webhooks, this.reader, this.recorder, this.options, this.counters)
           this.loops.set(endpoint.id, loop)
           loop.start()
         }
@@ -294,6 +278,7 @@ class OutcomeRecorder {
 /** The changes sent to one endpoint, one at a time, in order. */
 class EndpointLoop {
   private readonly controller = new AbortController()
+  private readonly agents = endpointAgents()
   private seq: number
   private wakeUp: (() => void) | undefined
   private running: Promise<void> = Promise.resolve()
@@ -306,7 +291,6 @@ class EndpointLoop {
     private readonly webhooks: WebhookStore,
     private readonly changes: Pick<ChangeLog, 'changesAfter'>,
     private readonly recorder: OutcomeRecorder,
-    private readonly sender: ThreadedSender,
     private readonly options: DispatcherOptions,
     private readonly counters: DeliveryCounters
   ) {
@@ -332,7 +316,8 @@ class EndpointLoop {
   async stop(): Promise<void> {
     this.controller.abort()
     await this.running
-    this.sender.release(this.endpoint.id)
+    this.agents.http.destroy()
+    this.agents.https.destroy()
   }
 
   private get stopped(): boolean {
@@ -381,21 +366,18 @@ class EndpointLoop {
   /** Every attempt of one change until it succeeds, is given up (the endpoint disabled) or the loop stops. */
   private async deliver(change: BookChange, resumed?: DeliveryRecord): Promise<'done' | 'disabled' | 'stopped'> {
     const webhookId = webhookIdOf(this.endpoint.id, change.seq)
-    const body = bodyOf(change)
+    const body = messageBody(change)
     const event = EVENT_TYPES[change.operation]
     let rowId = resumed?.id
     let attempt = resumed?.attempt ?? 0
     let dueAt = resumed?.nextAttemptAt ?? Date.now()
     this.waitingSince = Date.parse(change.changedAt)
     for (;;) {
-      // A timer, even of 0 ms, waits for the event loop's next timers phase (1 ms at least): at
-      // hundreds of changes a second per endpoint that wait alone would be the delivery rate.
-      if (dueAt > Date.now()) await pause(dueAt - Date.now(), this.controller.signal)
+      await pause(dueAt - Date.now(), this.controller.signal)
       if (this.stopped) return 'stopped'
       attempt++
       const timestamp = Math.floor(Date.now() / 1000)
-      const outcome = await this.sender.send(
-        this.endpoint.id,
+      const outcome = await sendAttempt(
         this.endpoint.url,
         {
           'content-type': 'application/json',
@@ -405,7 +387,7 @@ class EndpointLoop {
           'user-agent': 'book-service-webhooks'
         },
         body,
-        { timeoutMs: this.options.timeoutMs, allowPrivate: this.options.allowPrivate, signal: this.controller.signal }
+        { timeoutMs: this.options.timeoutMs, allowPrivate: this.options.allowPrivate, agents: this.agents, signal: this.controller.signal }
       )
       if (this.stopped && !outcome.ok) return 'stopped'
       const base = { endpointId: this.endpoint.id, seq: change.seq, event, webhookId, attempt, httpStatus: outcome.httpStatus, error: outcome.error, at: Date.now() }

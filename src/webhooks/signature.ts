@@ -1,4 +1,4 @@
-import { createHmac, createSecretKey, randomBytes, type KeyObject } from 'node:crypto'
+import { createHmac, randomBytes } from 'node:crypto'
 
 /** The prefix of a Standard Webhooks secret: the rest is its key, in base64. */
 const SECRET_PREFIX = 'whsec_'
@@ -17,23 +17,10 @@ export function newSecret(): string {
  * @param timestamp Unix seconds, as sent in `webhook-timestamp`.
  */
 export function signatureHeader(secrets: readonly string[], webhookId: string, timestamp: number, body: string): string {
-  return secrets.map((secret) => `v1,${createHmac('sha256', keyOf(secret)).update(`${webhookId}.${timestamp}.${body}`).digest('base64')}`).join(' ')
-}
-
-/**
- * The HMAC keys of the secrets in use, decoded once: every delivery signs, and decoding the secret
- * and preparing a key from bytes each time costs more than the HMAC of a small body. Bounded (a
- * secret no endpoint uses any more is dropped when the map is cleared).
- */
-const keys = new Map<string, KeyObject>()
-const KEYS_KEPT = 1000
-
-function keyOf(secret: string): KeyObject {
-  let key = keys.get(secret)
-  if (key === undefined) {
-    if (keys.size >= KEYS_KEPT) keys.clear()
-    key = createSecretKey(Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64'))
-    keys.set(secret, key)
-  }
-  return key
+  return secrets
+    .map((secret) => {
+      const key = Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64')
+      return `v1,${createHmac('sha256', key).update(`${webhookId}.${timestamp}.${body}`).digest('base64')}`
+    })
+    .join(' ')
 }

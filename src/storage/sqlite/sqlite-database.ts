@@ -121,7 +121,7 @@ export class SqliteDatabase implements Database, BookStore {
     this.horizon = db.prepare<[], HorizonRow>(CHANGE_LOG_SQL.horizon)
     this.seenSeq = this.horizon.get()!.last_seq
     this.loginAttempts = new SqliteLoginAttempts(attemptsDb)
-    this.webhooks = sqliteWebhookStore(attemptsDb, (statements) => this.write<unknown[][]>({ op: 'statements', statements }, () => {}))
+    this.webhooks = sqliteWebhookStore(attemptsDb)
     this.apiTokens = sqliteApiTokenStore(db, attemptsDb)
   }
 

@@ -23,11 +23,6 @@ export type WriteOp =
   | { op: 'delete'; id: number; context: ChangeContext }
   | { op: 'deleteIfVersion'; id: number; version: number; context: ChangeContext }
   | { op: 'restore'; id: number; version: number; expectedVersion?: number; context: ChangeContext }
-  /**
-   * Statements of another store run as one unit in the batch (the webhook store's delivery
-   * records: sqlite-webhook-store.ts), each statement's rows given back.
-   */
-  | { op: 'statements'; statements: readonly { sql: string; values: readonly unknown[] }[] }
 
 /** What a write gives back (see the store's method of the same name). */
 export type WriteResult =
@@ -40,7 +35,6 @@ export type WriteResult =
   | RestoreOutcome
   | BookWriteOutcome<{ book: VersionedBook }>
   | BookWriteOutcome
-  | unknown[][]
 
 /** What one write gave: its result, or the error it raised (its savepoint was rolled back). */
 export type WriteOutcome = { ok: true; value: WriteResult } | { ok: false; error: WriteError }
@@ -74,7 +68,6 @@ export function groupCommit(db: Database.Database): (batch: WriteOp[]) => WriteO
   const statements = prepareStatements(db)
   const missingOrStale = (id: number): { status: 'missing' | 'stale' } => ({ status: statements.exists.get(id) ? 'stale' : 'missing' })
   const bookWritten = (book: VersionedBook | undefined) => (book === undefined ? undefined : { status: 'written' as const, book })
-  const statement = preparedOnce(db)
   const lastSeq = db.prepare<[], number>(SQLITE_CONTEXT_STATEMENTS.lastSeq).pluck()
   const stamp = db.prepare(SQLITE_CONTEXT_STATEMENTS.stamp)
   // A book write stamps the change-log rows its triggers wrote with its context (`ChangeContext`):
@@ -116,13 +109,6 @@ export function groupCommit(db: Database.Database): (batch: WriteOp[]) => WriteO
         return statements.deleteIfVersion.run(write.id, write.version).changes > 0 ? { status: 'written' } : missingOrStale(write.id)
       case 'restore':
         return restore(statements, write)
-      case 'statements':
-        return write.statements.map(({ sql, values }) => {
-          const compiled = statement(sql)
-          if (compiled.reader) return compiled.all(...values)
-          compiled.run(...values)
-          return []
-        })
     }
   }
   // The usual case: every write succeeds, so the batch runs without savepoints.
@@ -152,22 +138,6 @@ export function groupCommit(db: Database.Database): (batch: WriteOp[]) => WriteO
         return isolated.immediate(batch)
       }
     })
-}
-
-/**
- * The statements of `db` by their SQL, each prepared the first time it is asked for (the stores'
- * statements are a fixed set, so the map stays small).
- */
-export function preparedOnce(db: Database.Database): (sql: string) => Database.Statement {
-  const prepared = new Map<string, Database.Statement>()
-  return (sql) => {
-    let found = prepared.get(sql)
-    if (found === undefined) {
-      found = db.prepare(sql)
-      prepared.set(sql, found)
-    }
-    return found
-  }
 }
 
 /**
