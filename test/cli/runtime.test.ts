@@ -44,7 +44,7 @@ test('dist/book-service.js started on an unsupported Node.js answers --help on t
   const run = spawnSync(OLD_NODE, [CLI_ENTRY, '--help'], { cwd: '/', encoding: 'utf8', env: { PATH: process.env.PATH ?? '' }, timeout: 30_000 })
   assert.equal(run.status, 0, run.stderr)
   assert.match(run.stdout, /^Usage: book-service \[options\] \[command\]/)
-  assert.equal(run.stderr, rerunMessage(oldVersion, bundled!.version, bundled!.path))
+  assert.equal(run.stderr, rerunMessage(oldVersion, bundled!.version))
 })
 
 test('dist/book-service.js re-run: the arguments reach the child, its exit status comes back', { skip: skipRerun }, () => {
@@ -63,7 +63,7 @@ test('dist/start.js started on an unsupported Node.js serves on the bundled one 
     const server = await startServer({ dataDirectory: directory, node: OLD_NODE, command: [SERVER_ENTRY] })
     let childPid: number | undefined
     try {
-      assert.equal(server.stderr().split('\n')[0] + '\n', rerunMessage(oldVersion, bundled!.version, bundled!.path))
+      assert.equal(server.stderr().split('\n')[0] + '\n', rerunMessage(oldVersion, bundled!.version))
       const ready = await fetch(`${server.url}/readyz`)
       assert.equal(ready.status, 200)
       childPid = (JSON.parse(server.stdout().split('\n')[0]!) as { pid: number }).pid

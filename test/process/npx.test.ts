@@ -35,7 +35,7 @@ test('npx book-service in the project folder on an unsupported Node.js: no engin
     assert.equal(run.status, 0, run.stderr)
     assert.equal(run.stdout, '1.0.0\n')
     assert.doesNotMatch(run.stderr, /npm warn/)
-    assert.match(run.stderr, /^book-service: Node\.js v\d+\.\d+\.\d+ is not supported; running it on Node\.js v\d+\.\d+\.\d+ from \S+\n$/)
+    assert.match(run.stderr, /^book-service: using its bundled Node\.js v\d+\.\d+\.\d+ \(the node on PATH is v\d+\.\d+\.\d+\)\n$/)
   } finally {
     removeDirectory(directory)
   }
