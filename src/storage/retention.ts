@@ -132,11 +132,19 @@ export const DEFAULT_DELIVERY_MAX_AGE_SECONDS = 2_592_000
  * Pending deliveries are the dispatcher's and stay.
  *
  * @param now the current time, in ms since the epoch.
+ * @param stopped asked before each batch: once it says true, no further batch starts (the
+ *   process is closing its database).
  * @returns how many were removed.
  */
-export async function trimDeliveries(webhooks: Pick<WebhookStore, 'trim'>, maxAgeSeconds: number, now = Date.now()): Promise<number> {
+export async function trimDeliveries(
+  webhooks: Pick<WebhookStore, 'trim'>,
+  maxAgeSeconds: number,
+  now = Date.now(),
+  stopped: () => boolean = () => false
+): Promise<number> {
   const before = now - maxAgeSeconds * 1000
   for (let total = 0; ; ) {
+    if (stopped()) return total
     const removed = await webhooks.trim(before, TRIM_BATCH)
     total += removed
     if (removed < TRIM_BATCH) return total
@@ -151,16 +159,21 @@ export async function trimDeliveries(webhooks: Pick<WebhookStore, 'trim'>, maxAg
  */
 export function trimDeliveryLog(webhooks: Pick<WebhookStore, 'trim'>, maxAgeSeconds: number, logger: TrimLogger): () => void {
   let running = false
-  return every(DELIVERY_TRIM_INTERVAL_MS, () => {
+  let stopped = false
+  const stop = every(DELIVERY_TRIM_INTERVAL_MS, () => {
     if (running) return
     running = true
-    trimDeliveries(webhooks, maxAgeSeconds)
+    trimDeliveries(webhooks, maxAgeSeconds, Date.now(), () => stopped)
       .then(
         (removed) => removed > 0 && logger.info({ removed }, 'expired webhook deliveries removed'),
         (error: unknown) => logger.warn({ err: error }, 'removing expired webhook deliveries failed; tried again at the next round')
       )
       .finally(() => (running = false))
   })
+  return () => {
+    stopped = true
+    stop()
+  }
 }
 
 /**
