@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { execFileSync, spawn } from 'node:child_process'
 import { readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { connect } from 'node:net'
 import { dirname, join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { authHeaders, signToken } from '../support/app.js'
@@ -21,6 +22,15 @@ function receiverExample(): string {
   const match = /```js\n([\s\S]*?)```/.exec(section)
   assert.ok(match, 'the README Webhooks section has a js receiver')
   return match[1]!
+}
+
+/** Whether something on 127.0.0.1 accepts a TCP connection on `port` now. */
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1')
+    socket.once('connect', () => (socket.destroy(), resolve(true)))
+    socket.once('error', () => resolve(false))
+  })
 }
 
 describe('the README receiver example verifies real deliveries', () => {
@@ -59,7 +69,8 @@ describe('the README receiver example verifies real deliveries', () => {
     let printed = ''
     receiver.stdout.on('data', (chunk: Buffer) => (printed += chunk.toString()))
     try {
-      await new Promise((resolve) => setTimeout(resolve, 1000))
+      // The write below is delivered at once: wait until the receiver accepts connections.
+      while (!(await accepts(port))) await new Promise((resolve) => setTimeout(resolve, 50))
       const editor = { ...authHeaders(signToken({ role: 'editor' })), 'content-type': 'application/json' }
       await fetch(`${server.url}/book`, { method: 'POST', headers: editor, body: JSON.stringify({ title: 'Dune', author: 'Frank Herbert', year: 1965 }) })
       const deadline = Date.now() + 15_000
