@@ -189,15 +189,22 @@ describeEachEngine('webhooks', ({ app }) => {
     receiver.respond = () => ({ status: 204 })
     const dead = await startReceiver()
     dead.respond = () => 'hang'
+    const ids: string[] = []
     try {
       const healthy = (await addWebhook(app(), { url: receiver.url })).json().data
       const stuck = (await addWebhook(app(), { url: dead.url })).json().data
+      ids.push(healthy.id, stuck.id)
       receiver.secrets = [healthy.secret]
       for (let index = 0; index < 3; index++) await createBook(app())
+      // Both endpoints' loops run independently: the dead one's first attempt may start before or
+      // after the healthy one's deliveries, so each is awaited on its own.
       await receiver.waitFor((received) => deliveredSeqs(received).length === 3)
+      await dead.waitFor((received) => received.length >= 1)
       assert.equal(dead.received.length, 1, 'the dead endpoint holds its first change (WEBHOOK_TIMEOUT 15 s)')
-      for (const id of [healthy.id, stuck.id]) await app().inject({ method: 'DELETE', url: `/webhooks/${id}`, headers: admin })
+      assert.equal(deliveredSeqs(receiver.received).length, 3, 'the healthy endpoint has all three changes')
     } finally {
+      // Removed whatever the outcome, so a later test's receiver hears only its own endpoint.
+      for (const id of ids) await app().inject({ method: 'DELETE', url: `/webhooks/${id}`, headers: admin })
       await dead.close()
     }
   })
