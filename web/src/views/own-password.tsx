@@ -5,6 +5,7 @@ import { login } from '../api/client.js'
 import { strings } from '../strings/index.js'
 import { useUi } from '../app-context.js'
 import { Field } from '../ui/field.js'
+import { FormButtons } from '../ui/form-buttons.js'
 import { FormError } from '../ui/form-error.js'
 import { Modal } from '../ui/modal.js'
 import { useSubmit } from '../ui/use-submit.js'
@@ -76,14 +77,7 @@ export function OwnPassword({ onClose, onChanged }: OwnPasswordProps) {
         />
         <NewPasswordField label={strings.accounts.newPassword} name="new-password" value={next} onInput={setNext} submitted={submitted} />
         <FormError message={submission.message} />
-        <div class="buttons">
-          <button type="submit" class="primary" disabled={submission.busy}>
-            {submission.busy ? strings.saving : strings.ownPassword.submit}
-          </button>
-          <button type="button" onClick={onClose}>
-            {strings.cancel}
-          </button>
-        </div>
+        <FormButtons busy={submission.busy} label={strings.ownPassword.submit} onCancel={onClose} />
       </form>
     </Modal>
   )

@@ -4,6 +4,7 @@ import { failureMessage } from '../../book/messages.js'
 import { BOOK_FIELDS, checkBook, yearFromText, type BookField } from '../../book/rules.js'
 import { strings } from '../../strings/index.js'
 import { useUi } from '../../app-context.js'
+import { FormButtons } from '../../ui/form-buttons.js'
 import { FormError } from '../../ui/form-error.js'
 import { Modal } from '../../ui/modal.js'
 import { BookFields, type Draft } from './book-fields.js'
@@ -103,14 +104,7 @@ export function BookForm({ id, onClose, onDone, onChangedElsewhere }: BookFormPr
           )}
           <BookFields draft={draft} inputs={inputs} error={shownError} onInput={update} />
           <FormError message={form.message} />
-          <div class="buttons">
-            <button type="submit" class="primary" disabled={form.busy}>
-              {form.busy ? strings.saving : form.deleted ? strings.form.addAgain : strings.save}
-            </button>
-            <button type="button" onClick={onClose}>
-              {strings.cancel}
-            </button>
-          </div>
+          <FormButtons busy={form.busy} label={form.deleted ? strings.form.addAgain : strings.save} onCancel={onClose} />
         </form>
       )}
     </Modal>

@@ -5,6 +5,7 @@ import { FormError } from '../../ui/form-error.js'
 import { Modal } from '../../ui/modal.js'
 import { SafeText } from '../../ui/safe-text.js'
 import type { BookConflict, BookSave } from './use-book-save.js'
+import { VersionsTable } from './versions-table.js'
 
 /** Props of {@link ConflictChoice}. */
 export interface ConflictChoiceProps extends Pick<BookSave, 'busy' | 'message' | 'save'> {
@@ -38,30 +39,15 @@ export function ConflictChoice({ conflict: { stored, merge }, busy, message, sav
     <Modal title={strings.conflict.title} onClose={onClose} wide>
       <div class="conflict">
         <p>{strings.conflict.intro}</p>
-        <div class="table-wrap">
-          <table class="versions">
-            <thead>
-              <tr>
-                <th scope="col">{strings.conflict.field}</th>
-                <th scope="col">{strings.conflict.yours}</th>
-                <th scope="col">{strings.conflict.theirs}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {fields.map((field) => (
-                <tr key={field} class="differs">
-                  <th scope="row">{strings.form.fields[field]}</th>
-                  <td data-version="mine">
-                    <SafeText text={String(mine[field])} />
-                  </td>
-                  <td data-version="theirs">
-                    <SafeText text={String(theirs[field])} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <VersionsTable
+          fieldHeader={strings.conflict.field}
+          fields={fields}
+          versions={[
+            { header: strings.conflict.yours, version: 'mine', cell: (field) => <SafeText text={String(mine[field])} /> },
+            { header: strings.conflict.theirs, version: 'theirs', cell: (field) => <SafeText text={String(theirs[field])} /> }
+          ]}
+          differs={() => true}
+        />
         {takenFromTheirs.length > 0 && <p class="muted">{strings.conflict.merged(names(takenFromTheirs))}</p>}
         <FormError message={message} />
         <div class="buttons">
