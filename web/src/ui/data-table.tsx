@@ -13,7 +13,6 @@ export interface Column<Row> {
   sort?: 'ascending' | 'descending'
   /** The cells carry no `data-label` (a checkbox column). */
   unlabelled?: boolean
-  /** The cell of `row`. */
   cell: (row: Row) => ComponentChild
   /** A class for the column's header and cells (`column-id`, `webhook-url`). */
   class?: string

@@ -47,7 +47,7 @@ export function BooksView({ query, navigate }: BooksViewProps) {
     setTimeout(() => {
       if (document.activeElement === document.body) document.querySelector<HTMLElement>('main h1')?.focus()
     })
-    // The first list on screen: a mark for the page's benchmark (bench/web-page.ts).
+    // The first list on screen: a mark for the page's benchmark (web/bench.ts).
     if (!rendered.current) {
       rendered.current = true
       performance.mark('book-list-rendered')
