@@ -6,7 +6,7 @@ import type { Session } from './session/session.js'
 
 /*
  * The signed-in page's context: it joins the session and the live feed, so it sits at the page's
- * root beside app.tsx, which provides it, not in ui/ (which imports no feature).
+ * root beside signed-in.tsx, which provides it, not in ui/ (which imports no feature).
  */
 
 /** What every view of a signed-in person needs. */
@@ -23,7 +23,7 @@ export interface Ui {
   feedState: FeedState
 }
 
-/** The {@link Ui} app.tsx provides to every view of the signed-in page. */
+/** The {@link Ui} signed-in.tsx provides to every view of the signed-in page. */
 export const UiContext = createContext<Ui | undefined>(undefined)
 
 /** The {@link Ui} of the signed-in person (only inside the signed-in page). */

@@ -38,3 +38,16 @@ export async function undoDelete(client: BookClient, id: number): Promise<Book |
   if (newest?.operation !== 'deleted') return undefined
   return client.restore(id, newest.version - 1)
 }
+
+/**
+ * A source of `Idempotency-Key` values: the same random key for the same request body, so
+ * sending the same book again after a lost answer stores it once (docs/contract.md). Random
+ * bytes, not `crypto.randomUUID`, which plain-HTTP pages lack.
+ */
+export function idempotencyKeys(): (body: string) => string {
+  const keys = new Map<string, string>()
+  return (body) => {
+    if (!keys.has(body)) keys.set(body, Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, '0')).join(''))
+    return keys.get(body)!
+  }
+}

@@ -1,9 +1,8 @@
 import type { ComponentChildren } from 'preact'
-import { useState } from 'preact/hooks'
-import { BookServiceError } from '../../../src/client/index.js'
 import { strings } from '../strings/index.js'
 import { Dialog } from './dialog.js'
-import { errorMessage } from './error-message.js'
+import { FormError } from './form-error.js'
+import { useSubmit } from './use-submit.js'
 
 /** Props of {@link ConfirmDialog}. */
 export interface ConfirmDialogProps {
@@ -25,19 +24,7 @@ export interface ConfirmDialogProps {
  * when it fails, its message is shown and the person may try again or cancel.
  */
 export function ConfirmDialog({ title, children, confirmLabel, danger, onConfirm, onClose }: ConfirmDialogProps) {
-  const [busy, setBusy] = useState(false)
-  const [message, setMessage] = useState<string>()
-
-  async function confirm() {
-    setBusy(true)
-    setMessage(undefined)
-    try {
-      await onConfirm()
-    } catch (error) {
-      setBusy(false)
-      if (!(error instanceof BookServiceError && error.status === 401)) setMessage(errorMessage(error))
-    }
-  }
+  const { busy, message, run } = useSubmit()
 
   return (
     <Dialog
@@ -45,7 +32,7 @@ export function ConfirmDialog({ title, children, confirmLabel, danger, onConfirm
       onClose={onClose}
       footer={
         <>
-          <button type="button" class={danger ? 'danger' : 'primary'} disabled={busy} onClick={() => void confirm()}>
+          <button type="button" class={danger ? 'danger' : 'primary'} disabled={busy} onClick={() => void run(onConfirm)}>
             {busy ? strings.saving : confirmLabel}
           </button>
           <button type="button" onClick={onClose} disabled={busy}>
@@ -55,11 +42,7 @@ export function ConfirmDialog({ title, children, confirmLabel, danger, onConfirm
       }
     >
       {children}
-      {message && (
-        <p class="form-error" role="alert">
-          {message}
-        </p>
-      )}
+      <FormError message={message} />
     </Dialog>
   )
 }

@@ -1,12 +1,18 @@
 import type { ComponentChild, ComponentChildren } from 'preact'
 import { strings } from '../strings/index.js'
+import { LoadFailed } from './load-failed.js'
 import type { Load } from './use-load.js'
 
 /** One column of a {@link DataTable}. */
 export interface Column<Row> {
   /** The header's text; also each cell's `data-label` (the phone layout shows it beside the value). */
   header: string
-  /** The cell of `row`. */
+  /** What the header cell shows instead of `header` (a sort button, a checkbox). */
+  head?: ComponentChild
+  /** The header cell's `aria-sort`, for a sorted column. */
+  sort?: 'ascending' | 'descending'
+  /** The cells carry no `data-label` (a checkbox column). */
+  unlabelled?: boolean
   cell: (row: Row) => ComponentChild
   /** A class for the column's header and cells (`column-id`, `webhook-url`). */
   class?: string
@@ -32,6 +38,8 @@ export interface DataTableProps<Row> {
   empty: string
   /** The table's class (`webhooks`, `accounts`). */
   class?: string
+  /** Newer rows are being read: the rows shown stay, the table marked `aria-busy`. */
+  busy?: boolean
 }
 
 /**
@@ -39,31 +47,23 @@ export interface DataTableProps<Row> {
  * failure with its "Try again" button (rows already shown stay), the empty state, and each row's
  * actions in the last column. Wrapped so a wide table scrolls on its own on a narrow screen.
  */
-export function DataTable<Row>({ caption, showCaption, load, loadFailed, columns, rowKey, rowAttributes, actions, empty, class: className }: DataTableProps<Row>) {
+export function DataTable<Row>(props: DataTableProps<Row>) {
+  const { caption, showCaption, load, loadFailed, columns, rowKey, rowAttributes, actions, empty } = props
   const rows = load.data
   return (
     <>
-      {load.error && (
-        <div class="notice" role="alert">
-          <p>
-            {loadFailed} {load.error}
-          </p>
-          <button type="button" onClick={() => load.reload()}>
-            {strings.retry}
-          </button>
-        </div>
-      )}
+      {load.error && <LoadFailed what={loadFailed} error={load.error} onRetry={load.reload} />}
       {!rows && !load.error && <p aria-busy="true">{strings.loading}</p>}
       {rows && rows.length === 0 && empty && <p class="empty">{empty}</p>}
       {rows && rows.length > 0 && (
         <div class="table-wrap">
-          <table class={className}>
+          <table class={props.class} aria-busy={props.busy ? 'true' : undefined}>
             <caption class={showCaption ? undefined : 'visually-hidden'}>{caption}</caption>
             <thead>
               <tr>
                 {columns.map((column) => (
-                  <th key={column.header} scope="col" class={column.class}>
-                    {column.header}
+                  <th key={column.header} scope="col" class={column.class} aria-sort={column.sort}>
+                    {column.head ?? column.header}
                   </th>
                 ))}
                 {actions && (
@@ -77,7 +77,7 @@ export function DataTable<Row>({ caption, showCaption, load, loadFailed, columns
               {rows.map((row) => (
                 <tr key={rowKey(row)} {...rowAttributes?.(row)}>
                   {columns.map((column) => (
-                    <td key={column.header} data-label={column.header} class={column.class}>
+                    <td key={column.header} data-label={column.unlabelled ? undefined : column.header} class={column.class}>
                       {column.cell(row)}
                     </td>
                   ))}

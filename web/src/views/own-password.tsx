@@ -4,9 +4,11 @@ import { BookServiceError, WRONG_CURRENT_PASSWORD } from '../../../src/client/in
 import { login } from '../api/client.js'
 import { strings } from '../strings/index.js'
 import { useUi } from '../app-context.js'
-import { errorMessage } from '../ui/error-message.js'
 import { Field } from '../ui/field.js'
+import { FormButtons } from '../ui/form-buttons.js'
+import { FormError } from '../ui/form-error.js'
 import { Modal } from '../ui/modal.js'
+import { useSubmit } from '../ui/use-submit.js'
 import { NewPasswordField } from './accounts/new-password-field.js'
 
 /** Props of {@link OwnPassword}. */
@@ -26,33 +28,33 @@ export function OwnPassword({ onClose, onChanged }: OwnPasswordProps) {
   const [current, setCurrent] = useState('')
   const [next, setNext] = useState('')
   const [submitted, setSubmitted] = useState(false)
-  const [busy, setBusy] = useState(false)
   const [currentError, setCurrentError] = useState<string>()
-  const [message, setMessage] = useState<string>()
+  const submission = useSubmit()
 
   async function submit(event: Event) {
     event.preventDefault()
     setSubmitted(true)
-    setMessage(undefined)
+    submission.setMessage(undefined)
     setCurrentError(current === '' ? strings.ownPassword.currentMissing : undefined)
     if (current === '' || !validPassword(next)) return
-    setBusy(true)
-    try {
-      await client.changeOwnPassword(session.username, current, next)
-    } catch (error) {
-      setBusy(false)
-      if (error instanceof BookServiceError && error.status === 401 && error.message === WRONG_CURRENT_PASSWORD) setCurrentError(strings.ownPassword.wrongCurrent)
-      else if (error instanceof BookServiceError && error.status === 429) setMessage(strings.signIn.tooMany)
-      else if (error instanceof BookServiceError && error.status === 400) setMessage(strings.accounts.invalid)
-      else if (!(error instanceof BookServiceError && error.status === 401)) setMessage(errorMessage(error))
-      return
-    }
-    try {
-      onChanged(await login(session.username, next))
-    } catch {
-      // Changed, but signing in again failed (a login limit): the old session is revoked anyway.
-      endSession()
-    }
+    await submission.run(
+      async () => {
+        await client.changeOwnPassword(session.username, current, next)
+        try {
+          onChanged(await login(session.username, next))
+        } catch {
+          // Changed, but signing in again failed (a login limit): the old session is revoked anyway.
+          endSession()
+        }
+      },
+      (error) => {
+        if (!(error instanceof BookServiceError)) return undefined
+        if (error.status === 401 && error.message === WRONG_CURRENT_PASSWORD) setCurrentError(strings.ownPassword.wrongCurrent)
+        if (error.status === 429) return strings.signIn.tooMany
+        if (error.status === 400) return strings.accounts.invalid
+        return undefined
+      }
+    )
   }
 
   return (
@@ -74,19 +76,8 @@ export function OwnPassword({ onClose, onChanged }: OwnPasswordProps) {
           }}
         />
         <NewPasswordField label={strings.accounts.newPassword} name="new-password" value={next} onInput={setNext} submitted={submitted} />
-        {message && (
-          <p class="form-error" role="alert">
-            {message}
-          </p>
-        )}
-        <div class="buttons">
-          <button type="submit" class="primary" disabled={busy}>
-            {busy ? strings.saving : strings.ownPassword.submit}
-          </button>
-          <button type="button" onClick={onClose}>
-            {strings.cancel}
-          </button>
-        </div>
+        <FormError message={submission.message} />
+        <FormButtons busy={submission.busy} label={strings.ownPassword.submit} onCancel={onClose} />
       </form>
     </Modal>
   )

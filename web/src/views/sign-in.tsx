@@ -2,8 +2,9 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import { login } from '../api/client.js'
 import { BookServiceError } from '../../../src/client/index.js'
 import { strings } from '../strings/index.js'
-import { errorMessage } from '../ui/error-message.js'
 import { Field } from '../ui/field.js'
+import { FormError } from '../ui/form-error.js'
+import { useSubmit } from '../ui/use-submit.js'
 
 /** Props of {@link SignIn}. */
 export interface SignInProps {
@@ -16,27 +17,25 @@ export interface SignInProps {
 export function SignIn({ notice, onSignedIn }: SignInProps) {
   const [username, setUsername] = useState('')
   const [password, setPassword] = useState('')
-  const [error, setError] = useState<string>()
-  const [busy, setBusy] = useState(false)
+  const submission = useSubmit()
   const heading = useRef<HTMLHeadingElement>(null)
   useEffect(() => heading.current?.focus(), [])
 
   async function submit(event: Event) {
     event.preventDefault()
     if (!username || !password) {
-      setError(strings.signIn.missing)
+      submission.setMessage(strings.signIn.missing)
       return
     }
-    setBusy(true)
-    setError(undefined)
-    try {
-      onSignedIn(await login(username, password))
-    } catch (failure) {
-      setBusy(false)
-      if (failure instanceof BookServiceError && failure.status === 401) setError(strings.signIn.invalid)
-      else if (failure instanceof BookServiceError && failure.status === 429) setError(strings.signIn.tooMany)
-      else setError(errorMessage(failure))
-    }
+    await submission.run(
+      async () => onSignedIn(await login(username, password)),
+      (failure) => {
+        // Here a 401 is a wrong username or password, not a session ending.
+        if (failure instanceof BookServiceError && failure.status === 401) return strings.signIn.invalid
+        if (failure instanceof BookServiceError && failure.status === 429) return strings.signIn.tooMany
+        return undefined
+      }
+    )
   }
 
   return (
@@ -54,13 +53,9 @@ export function SignIn({ notice, onSignedIn }: SignInProps) {
         <p class="muted">{strings.signIn.intro}</p>
         <Field label={strings.signIn.username} name="username" autoComplete="username" value={username} onInput={setUsername} />
         <Field label={strings.signIn.password} name="password" type="password" autoComplete="current-password" value={password} onInput={setPassword} />
-        {error && (
-          <p class="form-error" role="alert">
-            {error}
-          </p>
-        )}
-        <button type="submit" class="primary" disabled={busy}>
-          {busy ? strings.signIn.submitting : strings.signIn.submit}
+        <FormError message={submission.message} />
+        <button type="submit" class="primary" disabled={submission.busy}>
+          {submission.busy ? strings.signIn.submitting : strings.signIn.submit}
         </button>
       </form>
     </main>

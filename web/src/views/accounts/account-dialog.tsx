@@ -1,9 +1,11 @@
 import { useId, useState } from 'preact/hooks'
-import { BookServiceError, type Account, type Role } from '../../../../src/client/index.js'
+import type { Account, Role } from '../../../../src/client/index.js'
 import { validPassword } from '../../accounts/rules.js'
 import { strings } from '../../strings/index.js'
 import { useUi } from '../../app-context.js'
 import { Dialog } from '../../ui/dialog.js'
+import { FormError } from '../../ui/form-error.js'
+import { useSubmit } from '../../ui/use-submit.js'
 import { accountErrorMessage } from './account-error.js'
 import { NewPasswordField } from './new-password-field.js'
 import { RoleSelect } from './role-select.js'
@@ -30,17 +32,14 @@ export function AccountDialog({ action, onClose, onDone }: AccountDialogProps) {
   const [role, setRole] = useState<Role>(account.role)
   const [password, setPassword] = useState('')
   const [submitted, setSubmitted] = useState(false)
-  const [busy, setBusy] = useState(false)
-  const [message, setMessage] = useState<string>()
+  const { busy, message, run } = useSubmit()
   const formId = useId()
 
   async function submit(event: Event) {
     event.preventDefault()
     setSubmitted(true)
     if (kind === 'password' && !validPassword(password)) return
-    setBusy(true)
-    setMessage(undefined)
-    try {
+    await run(async () => {
       if (kind === 'delete') {
         await client.deleteUser(account.username)
         onDone(strings.accounts.deleted(account.username))
@@ -51,10 +50,7 @@ export function AccountDialog({ action, onClose, onDone }: AccountDialogProps) {
         await client.updateUser(account.username, { password })
         onDone(strings.accounts.passwordReset(account.username))
       }
-    } catch (error) {
-      setBusy(false)
-      if (!(error instanceof BookServiceError && error.status === 401)) setMessage(accountErrorMessage(error))
-    }
+    }, accountErrorMessage)
   }
 
   const title =
@@ -84,11 +80,7 @@ export function AccountDialog({ action, onClose, onDone }: AccountDialogProps) {
         {kind === 'password' && (
           <NewPasswordField label={strings.accounts.newPassword} name="reset-password" value={password} onInput={setPassword} submitted={submitted} />
         )}
-        {message && (
-          <p class="form-error" role="alert">
-            {message}
-          </p>
-        )}
+        <FormError message={message} />
       </form>
     </Dialog>
   )

@@ -1,9 +1,11 @@
 import { useState } from 'preact/hooks'
-import { BookServiceError, type Account, type Role } from '../../../../src/client/index.js'
+import type { Account, Role } from '../../../../src/client/index.js'
 import { validPassword, validUsername } from '../../accounts/rules.js'
 import { strings } from '../../strings/index.js'
 import { useUi } from '../../app-context.js'
 import { Field } from '../../ui/field.js'
+import { FormError } from '../../ui/form-error.js'
+import { useSubmit } from '../../ui/use-submit.js'
 import { accountErrorMessage } from './account-error.js'
 import { NewPasswordField } from './new-password-field.js'
 import { RoleSelect } from './role-select.js'
@@ -15,27 +17,20 @@ export function AddAccount({ onAdded }: { onAdded: (account: Account) => void })
   const [password, setPassword] = useState('')
   const [role, setRole] = useState<Role>('reader')
   const [submitted, setSubmitted] = useState(false)
-  const [busy, setBusy] = useState(false)
-  const [message, setMessage] = useState<string>()
+  const submission = useSubmit()
   const usernameError = (submitted || username !== '') && !validUsername(username) ? strings.accounts.usernameInvalid : undefined
 
   async function submit(event: Event) {
     event.preventDefault()
     setSubmitted(true)
     if (!validUsername(username) || !validPassword(password)) return
-    setBusy(true)
-    setMessage(undefined)
-    try {
+    await submission.run(async () => {
       const account = await client.createUser({ username, password, role })
       setUsername('')
       setPassword('')
       setSubmitted(false)
       onAdded(account)
-    } catch (error) {
-      if (!(error instanceof BookServiceError && error.status === 401)) setMessage(accountErrorMessage(error))
-    } finally {
-      setBusy(false)
-    }
+    }, accountErrorMessage)
   }
 
   return (
@@ -44,13 +39,9 @@ export function AddAccount({ onAdded }: { onAdded: (account: Account) => void })
       <Field label={strings.accounts.username} name="new-username" autoComplete="off" hint={strings.accounts.usernameRule} value={username} error={usernameError} onInput={setUsername} />
       <NewPasswordField label={strings.accounts.password} name="new-password" value={password} onInput={setPassword} submitted={submitted} />
       <RoleSelect value={role} onChange={setRole} />
-      {message && (
-        <p class="form-error" role="alert">
-          {message}
-        </p>
-      )}
-      <button type="submit" class="primary" disabled={busy}>
-        {busy ? strings.saving : strings.accounts.add}
+      <FormError message={submission.message} />
+      <button type="submit" class="primary" disabled={submission.busy}>
+        {submission.busy ? strings.saving : strings.accounts.add}
       </button>
     </form>
   )

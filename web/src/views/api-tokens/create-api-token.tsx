@@ -1,11 +1,12 @@
 import { useState } from 'preact/hooks'
 import { ApiTokenInput, TOKEN_DAYS, TOKEN_NAME_LENGTH } from '../../../../src/account/api-token-schema.js'
-import { BookServiceError, type CreatedApiToken, type Role } from '../../../../src/client/index.js'
+import type { CreatedApiToken, Role } from '../../../../src/client/index.js'
 import { useUi } from '../../app-context.js'
 import { ROLE_NAMES } from '../../session/session.js'
 import { strings } from '../../strings/index.js'
-import { errorMessage } from '../../ui/error-message.js'
 import { Field } from '../../ui/field.js'
+import { FormError } from '../../ui/form-error.js'
+import { useSubmit } from '../../ui/use-submit.js'
 import { RoleSelect } from '../accounts/role-select.js'
 
 /** What the API token schema refuses in a name (control characters, lone surrogates): its own pattern, read as Ajv reads it (`u`). */
@@ -35,8 +36,7 @@ export function CreateApiToken({ onCreated }: { onCreated: (created: CreatedApiT
   const [role, setRole] = useState<Role>(roles[0]!)
   const [days, setDays] = useState('')
   const [submitted, setSubmitted] = useState(false)
-  const [busy, setBusy] = useState(false)
-  const [message, setMessage] = useState<string>()
+  const { busy, message, run } = useSubmit()
   const labels = strings.apiTokens
   const nameError = (submitted || name !== '') && !validName(name) ? labels.nameInvalid(TOKEN_NAME_LENGTH.max) : undefined
   const daysError = !validDays(days) ? labels.daysInvalid(TOKEN_DAYS.min, TOKEN_DAYS.max) : undefined
@@ -45,19 +45,13 @@ export function CreateApiToken({ onCreated }: { onCreated: (created: CreatedApiT
     event.preventDefault()
     setSubmitted(true)
     if (!validName(name) || !validDays(days)) return
-    setBusy(true)
-    setMessage(undefined)
-    try {
+    await run(async () => {
       const created = await client.createApiToken({ name, role, ...(days.trim() ? { expires_in_days: Number(days) } : {}) })
       setName('')
       setDays('')
       setSubmitted(false)
       onCreated(created)
-    } catch (error) {
-      if (!(error instanceof BookServiceError && error.status === 401)) setMessage(errorMessage(error))
-    } finally {
-      setBusy(false)
-    }
+    })
   }
 
   return (
@@ -66,11 +60,7 @@ export function CreateApiToken({ onCreated }: { onCreated: (created: CreatedApiT
       <Field label={labels.name} name="token-name" autoComplete="off" hint={labels.nameHint} value={name} error={nameError} onInput={setName} />
       <RoleSelect value={role} onChange={setRole} roles={roles} hint={labels.roleHint} />
       <Field label={labels.days} name="token-days" inputMode="numeric" autoComplete="off" hint={labels.daysHint(TOKEN_DAYS.min, TOKEN_DAYS.max)} value={days} error={daysError} onInput={setDays} />
-      {message && (
-        <p class="form-error" role="alert">
-          {message}
-        </p>
-      )}
+      <FormError message={message} />
       <button type="submit" class="primary" disabled={busy}>
         {busy ? strings.saving : labels.add}
       </button>

@@ -1,11 +1,13 @@
 import type { Book } from '../../api/books.js'
 import { strings } from '../../strings/index.js'
+import { DataTable, type Column } from '../../ui/data-table.js'
 import { SafeText, visibleControls } from '../../ui/safe-text.js'
+import { BookActions } from './book-actions.js'
 import { Highlighted } from './highlight.js'
 
 /** The sortable columns, as the API's `sort` names them. */
-const COLUMNS = ['id', 'title', 'author', 'year'] as const
-type Column = (typeof COLUMNS)[number]
+const SORTABLE = ['id', 'title', 'author', 'year'] as const
+type Sortable = (typeof SORTABLE)[number]
 
 /** Props of {@link BooksTable}. */
 export interface BooksTableProps {
@@ -38,125 +40,75 @@ export interface BooksTableProps {
  * marked (`selected`). On a narrow screen each row shows as a compact card (styles.css).
  */
 export function BooksTable(props: BooksTableProps) {
-  const { books, sort, selectable, selected, onSelect } = props
+  const { books, sort, selectable, selected, onSelect, q } = props
   const descending = sort.startsWith('-')
-  const sortedBy = sort.replace(/^-/, '') as Column
+  const sortedBy = sort.replace(/^-/, '') as Sortable
   const allSelected = books.length > 0 && books.every((book) => selected.has(book.id))
   const actions = props.onEdit !== undefined || props.onDelete !== undefined || props.onHistory !== undefined
 
-  function toggle(id: number, on: boolean) {
+  function toggle(ids: number[], on: boolean) {
     const next = new Set(selected)
-    if (on) next.add(id)
-    else next.delete(id)
+    for (const id of ids) {
+      if (on) next.add(id)
+      else next.delete(id)
+    }
     onSelect(next)
   }
 
+  const select: Column<Book> = {
+    header: strings.books.selectAll,
+    class: 'select',
+    unlabelled: true,
+    head: <input type="checkbox" aria-label={strings.books.selectAll} checked={allSelected} onChange={(event) => toggle(books.map((book) => book.id), event.currentTarget.checked)} />,
+    cell: (book) => (
+      <input type="checkbox" aria-label={strings.books.select(visibleControls(book.title))} checked={selected.has(book.id)} onChange={(event) => toggle([book.id], event.currentTarget.checked)} />
+    )
+  }
+  const sortable = SORTABLE.map((column): Column<Book> => {
+    const active = sortedBy === column
+    const label = strings.books.columns[column]
+    return {
+      header: label,
+      class: `column-${column}`,
+      sort: active ? (descending ? 'descending' : 'ascending') : undefined,
+      head: (
+        <button type="button" class="sort" onClick={() => props.onSort(active && !descending ? `-${column}` : column)} aria-label={strings.books.sortBy(label)}>
+          {label}
+          <span aria-hidden="true" class="sort-mark">
+            {active ? (descending ? '▼' : '▲') : '↕'}
+          </span>
+        </button>
+      ),
+      cell: (book) => {
+        if (column === 'id' || column === 'year') return book[column]
+        const text = <SafeText text={book[column]} render={(part) => <Highlighted text={part} q={q} />} />
+        if (column === 'author' || props.changedElsewhere !== book.id) return text
+        return (
+          <>
+            {text}
+            <span class="badge"> {strings.books.changedElsewhere}</span>
+          </>
+        )
+      }
+    }
+  })
+
   return (
-    <div class="table-wrap">
-      <table class="books" aria-busy={props.busy ? 'true' : undefined}>
-        <caption class="visually-hidden">{strings.books.caption}</caption>
-        <thead>
-          <tr>
-            {selectable && (
-              <th scope="col" class="select">
-                <input
-                  type="checkbox"
-                  aria-label={strings.books.selectAll}
-                  checked={allSelected}
-                  onChange={(event) => {
-                    const on = event.currentTarget.checked
-                    const next = new Set(selected)
-                    for (const book of books) {
-                      if (on) next.add(book.id)
-                      else next.delete(book.id)
-                    }
-                    onSelect(next)
-                  }}
-                />
-              </th>
-            )}
-            {COLUMNS.map((column) => {
-              const active = sortedBy === column
-              const label = strings.books.columns[column]
-              return (
-                <th key={column} scope="col" class={`column-${column}`} aria-sort={active ? (descending ? 'descending' : 'ascending') : undefined}>
-                  <button
-                    type="button"
-                    class="sort"
-                    onClick={() => props.onSort(active && !descending ? `-${column}` : column)}
-                    aria-label={strings.books.sortBy(label)}
-                  >
-                    {label}
-                    <span aria-hidden="true" class="sort-mark">
-                      {active ? (descending ? '▼' : '▲') : '↕'}
-                    </span>
-                  </button>
-                </th>
-              )
-            })}
-            {actions && (
-              <th scope="col" class="actions">
-                {strings.books.columns.actions}
-              </th>
-            )}
-          </tr>
-        </thead>
-        <tbody>
-          {books.map((book) => {
-            const changed = props.changedElsewhere === book.id
-            const classes = [props.highlighted.has(book.id) ? 'highlight' : '', changed ? 'changed' : '', selected.has(book.id) ? 'selected' : '']
-              .filter(Boolean)
-              .join(' ')
-            const title = visibleControls(book.title)
-            return (
-              <tr key={book.id} class={classes || undefined} data-id={book.id}>
-                {selectable && (
-                  <td class="select">
-                    <input
-                      type="checkbox"
-                      aria-label={strings.books.select(title)}
-                      checked={selected.has(book.id)}
-                      onChange={(event) => toggle(book.id, event.currentTarget.checked)}
-                    />
-                  </td>
-                )}
-                <td class="column-id" data-label={strings.books.columns.id}>
-                  {book.id}
-                </td>
-                <td class="column-title" data-label={strings.books.columns.title}>
-                  <SafeText text={book.title} render={(part) => <Highlighted text={part} q={props.q} />} />
-                  {changed && <span class="badge"> {strings.books.changedElsewhere}</span>}
-                </td>
-                <td class="column-author" data-label={strings.books.columns.author}>
-                  <SafeText text={book.author} render={(part) => <Highlighted text={part} q={props.q} />} />
-                </td>
-                <td class="column-year" data-label={strings.books.columns.year}>
-                  {book.year}
-                </td>
-                {actions && (
-                  <td class="actions">
-                    {props.onHistory && (
-                      <button type="button" aria-label={strings.books.historyOf(book.title)} onClick={() => props.onHistory!(book)}>
-                        {strings.books.history}
-                      </button>
-                    )}
-                    {props.onEdit && (
-                      <button type="button" aria-label={strings.books.editBook(title)} onClick={() => props.onEdit!(book)}>
-                        {strings.books.edit}
-                      </button>
-                    )}
-                    {props.onDelete && (
-                      <button type="button" class="danger" aria-label={strings.books.deleteBook(title)} onClick={() => props.onDelete!(book)}>
-                        {strings.books.delete}
-                      </button>
-                    )}
-                  </td>
-                )}
-              </tr>
-            )
-          })}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      caption={strings.books.caption}
+      // The view says "Loading…", a failure and an empty list itself (BooksView).
+      load={{ data: books, error: undefined, reload: () => undefined }}
+      loadFailed=""
+      empty=""
+      class="books"
+      busy={props.busy}
+      columns={selectable ? [select, ...sortable] : sortable}
+      rowKey={(book) => book.id}
+      rowAttributes={(book) => {
+        const classes = [props.highlighted.has(book.id) ? 'highlight' : '', props.changedElsewhere === book.id ? 'changed' : '', selected.has(book.id) ? 'selected' : '']
+        return { class: classes.filter(Boolean).join(' ') || undefined, 'data-id': String(book.id) }
+      }}
+      actions={actions ? (book) => <BookActions book={book} {...props} /> : undefined}
+    />
   )
 }

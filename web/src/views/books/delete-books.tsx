@@ -1,11 +1,11 @@
-import { useState } from 'preact/hooks'
 import { BookServiceError, type Book } from '../../../../src/client/index.js'
 import { runLimited } from '../../api/run-limited.js'
 import { strings } from '../../strings/index.js'
 import { useUi } from '../../app-context.js'
-import { errorMessage } from '../../ui/error-message.js'
+import { FormError } from '../../ui/form-error.js'
 import { Modal } from '../../ui/modal.js'
 import { visibleControls } from '../../ui/safe-text.js'
+import { useSubmit } from '../../ui/use-submit.js'
 
 /** How many `DELETE /book/{id}` requests a bulk delete keeps in flight. */
 const DELETE_CONCURRENCY = 4
@@ -26,21 +26,18 @@ export interface DeleteBooksProps {
  */
 export function DeleteBooks({ books, onClose, onDone }: DeleteBooksProps) {
   const { client } = useUi()
-  const [busy, setBusy] = useState(false)
-  const [message, setMessage] = useState<string>()
+  const { busy, message, run } = useSubmit()
 
-  async function confirm() {
-    setBusy(true)
+  async function deleteAll() {
     const outcomes = await runLimited(books, DELETE_CONCURRENCY, (book) => client.deleteBook(book.id))
     const failures = outcomes.filter(
       (outcome) => outcome.status === 'rejected' && !(outcome.reason instanceof BookServiceError && outcome.reason.status === 404)
     ) as PromiseRejectedResult[]
-    if (failures.some((failure) => failure.reason instanceof BookServiceError && failure.reason.status === 401)) return
-    if (failures.length === books.length) {
-      setBusy(false)
-      setMessage(errorMessage(failures[0]!.reason))
-      return
-    }
+    // A 401 ends the session: nothing more to say here.
+    const ended = failures.find((failure) => failure.reason instanceof BookServiceError && failure.reason.status === 401)
+    if (ended) throw ended.reason
+    // Some deleted: the list says how many failed; none deleted: the dialog stays with the reason.
+    if (failures.length === books.length) throw failures[0]!.reason
     onDone(books.length - failures.length, failures.length)
   }
 
@@ -53,13 +50,9 @@ export function DeleteBooks({ books, onClose, onDone }: DeleteBooksProps) {
         {books.length > LISTED && <li>{strings.transfer.more(books.length - LISTED)}</li>}
       </ul>
       <p>{strings.confirmDelete.intro}</p>
-      {message && (
-        <p class="form-error" role="alert">
-          {message}
-        </p>
-      )}
+      <FormError message={message} />
       <div class="buttons">
-        <button type="button" class="danger" disabled={busy} onClick={() => void confirm()}>
+        <button type="button" class="danger" disabled={busy} onClick={() => void run(deleteAll)}>
           {busy ? strings.confirmDelete.deleting : strings.confirmDelete.confirm}
         </button>
         <button type="button" disabled={busy} onClick={onClose}>

@@ -1,6 +1,8 @@
 import type { Book, HistoryEntry } from '../../../../src/client/index.js'
 import { BOOK_FIELDS } from '../../book/rules.js'
 import { strings } from '../../strings/index.js'
+import { FormError } from '../../ui/form-error.js'
+import { VersionsTable } from './versions-table.js'
 
 /** Props of {@link RestoreConfirmation}. */
 export interface RestoreConfirmationProps {
@@ -22,37 +24,17 @@ export function RestoreConfirmation(props: RestoreConfirmationProps) {
       <h3>{strings.history.confirmTitle(entry.version)}</h3>
       <p>{strings.history.confirmIntro}</p>
       {!current && <p>{strings.history.confirmBack}</p>}
-      <div class="table-wrap">
-        <table class="versions">
-          <thead>
-            <tr>
-              <th scope="col">{strings.history.field}</th>
-              <th scope="col">{strings.history.now}</th>
-              <th scope="col">{strings.history.then}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {BOOK_FIELDS.map((field) => {
-              const differs = current === undefined || String(current[field]) !== String(then[field])
-              return (
-                <tr key={field} class={differs ? 'differs' : undefined}>
-                  <th scope="row">
-                    {strings.form.fields[field]}
-                    {differs && <span class="badge"> {strings.conflict.differs}</span>}
-                  </th>
-                  <td data-version="now">{current === undefined ? '—' : String(current[field])}</td>
-                  <td data-version="then">{String(then[field])}</td>
-                </tr>
-              )
-            })}
-          </tbody>
-        </table>
-      </div>
-      {message && (
-        <p class="form-error" role="alert">
-          {message}
-        </p>
-      )}
+      <VersionsTable
+        fieldHeader={strings.history.field}
+        fields={BOOK_FIELDS}
+        versions={[
+          { header: strings.history.now, version: 'now', cell: (field) => (current === undefined ? '—' : String(current[field])) },
+          { header: strings.history.then, version: 'then', cell: (field) => String(then[field]) }
+        ]}
+        differs={(field) => current === undefined || String(current[field]) !== String(then[field])}
+        badge
+      />
+      <FormError message={message} />
       <div class="buttons">
         <button type="button" class="primary" disabled={busy} onClick={props.onConfirm}>
           {busy ? strings.history.restoring : strings.history.confirm}

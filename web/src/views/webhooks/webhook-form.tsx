@@ -1,8 +1,8 @@
 import { useState } from 'preact/hooks'
 import { BookServiceError, type Webhook, type WebhookInput } from '../../../../src/client/index.js'
 import { strings } from '../../strings/index.js'
-import { errorMessage } from '../../ui/error-message.js'
 import { Field } from '../../ui/field.js'
+import { useSubmit } from '../../ui/use-submit.js'
 import { checkUrl, endpointWithUrl } from './url-check.js'
 
 type Operation = 'created' | 'updated' | 'deleted'
@@ -30,8 +30,7 @@ export function WebhookForm({ webhook, others, submitLabel, onSubmit }: WebhookF
   const [events, setEvents] = useState<Operation[]>(webhook ? [...webhook.events] : [...OPERATIONS])
   const [submitted, setSubmitted] = useState(false)
   const [duplicateAllowed, setDuplicateAllowed] = useState<string>()
-  const [busy, setBusy] = useState(false)
-  const [message, setMessage] = useState<string>()
+  const { busy, message, setMessage, run } = useSubmit()
   const check = checkUrl(url)
   const duplicate = url !== '' && !check.error ? endpointWithUrl(others, url, webhook?.id) : undefined
 
@@ -41,22 +40,18 @@ export function WebhookForm({ webhook, others, submitLabel, onSubmit }: WebhookF
     if (check.error || events.length === 0) return
     if (duplicate && !allowDuplicate && duplicateAllowed !== url) return setMessage(strings.webhooks.duplicate(duplicate.url))
     if (allowDuplicate) setDuplicateAllowed(url)
-    setBusy(true)
-    setMessage(undefined)
-    try {
-      await onSubmit({ url, events, description: description.trim() })
-      if (!webhook) {
-        setUrl('')
-        setDescription('')
-        setEvents([...OPERATIONS])
-        setSubmitted(false)
-      }
-    } catch (error) {
-      if (error instanceof BookServiceError && error.status === 400) setMessage(strings.webhooks.urlRefused(check.refusal))
-      else if (!(error instanceof BookServiceError && error.status === 401)) setMessage(errorMessage(error))
-    } finally {
-      setBusy(false)
-    }
+    await run(
+      async () => {
+        await onSubmit({ url, events, description: description.trim() })
+        if (!webhook) {
+          setUrl('')
+          setDescription('')
+          setEvents([...OPERATIONS])
+          setSubmitted(false)
+        }
+      },
+      (error) => (error instanceof BookServiceError && error.status === 400 ? strings.webhooks.urlRefused(check.refusal) : undefined)
+    )
   }
 
   const urlError = (submitted || url !== '') && check.error ? check.error : undefined
