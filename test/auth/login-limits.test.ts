@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test'
 import { LOGIN_WINDOW_MS, LoginLimits } from '../../src/auth/login-limits.js'
 import type { Database } from '../../src/storage/contracts/database.js'
 import { TEST_PASSWORD, buildTestApp } from '../support/app.js'
+import { eventually } from '../support/client.js'
 import { createPostgresDatabase, engines, openTestDatabase, postgresSkipReason, type TestDatabase } from '../support/engines.js'
 import { removeDirectory, startServer, temporaryDirectory, type RunningServer } from '../support/server.js'
 import { processSkipReason } from '../support/scope.js'
@@ -140,7 +141,8 @@ describe('the login limits on the real process', { skip: processSkipReason }, ()
       const statuses = []
       for (let i = 0; i < 10; i++) statuses.push((await login(server.url, i === 3 ? TEST_PASSWORD : 'wrong')).status)
       assert.deepEqual(statuses, [401, 401, 401, 200, 429, 429, 429, 429, 429, 429])
-      assert.equal(servingPids(server, '/login').size, 2, 'both workers answered logins')
+      // The log is written asynchronously (up to 200 ms later): wait for both workers' request lines.
+      await eventually('both workers answered logins (their request lines in the log)', async () => servingPids(server, '/login').size === 2)
     } finally {
       await server.stop()
       removeDirectory(directory)
@@ -162,7 +164,7 @@ describe('the login limits on the real process', { skip: processSkipReason }, ()
       assert.equal(JSON.parse(refused.body).message, 'Too many requests')
       assert.ok(Number(refused.retryAfter) > 0)
       assert.equal((await login(server.url, TEST_PASSWORD, from('203.0.113.50'))).status, 200)
-      assert.equal(servingPids(server, '/login').size, 2, 'both workers answered logins')
+      await eventually('both workers answered logins (their request lines in the log)', async () => servingPids(server, '/login').size === 2)
     } finally {
       await server.stop()
       removeDirectory(directory)

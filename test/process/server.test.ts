@@ -4,6 +4,7 @@ import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { TEST_PASSWORD } from '../support/app.js'
+import { eventually } from '../support/client.js'
 import { removeDirectory, SERVER_ENTRY, startServer, temporaryDirectory } from '../support/server.js'
 
 /** Every path under `directory` (files and folders), relative to it. */
@@ -94,7 +95,8 @@ describe('the real server process', () => {
       }
       assert.equal(readFileSync(join(dataFolder, 'auth_password'), 'utf8').trim(), password)
       // The start log says where the first admin's password came from: the file, not AUTH_PASSWORD.
-      assert.match(first.stdout(), /created the first admin account \\"admin\\", its password from data\/auth_password/)
+      // The log is written asynchronously (up to 200 ms after the line): wait for it.
+      await eventually('the start log line', async () => /created the first admin account \\"admin\\", its password from data\/auth_password/.test(first.stdout()))
       assert.doesNotMatch(first.output().split('\n').filter((line) => line.startsWith('{')).join('\n'), new RegExp(password))
       const token = await login(first.url, password)
       assert.equal(await first.stop(), 0)

@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { describe, test } from 'node:test'
 import { authHeaders } from '../support/app.js'
 import { runCli } from '../support/cli.js'
+import { eventually } from '../support/client.js'
 import { createPostgresDatabase, postgresSkipReason } from '../support/engines.js'
 import { postgresTarget, startProxy, through } from '../support/proxy.js'
 import { removeDirectory, startServer, temporaryDirectory, type RunningServer } from '../support/server.js'
@@ -44,7 +45,8 @@ describe('storage errors (real process) [sqlite]', () => {
       assert.deepEqual(await answer(server, '/book', 'POST', { title: 'T', author: 'A', year: 2 }), { status: 503, body: unavailable })
       assert.equal((await fetch(`${server.url}/healthz`)).status, 200)
       assert.equal(server.process.exitCode, null, 'the process is still running')
-      assert.match(server.stdout(), /SQLITE_(CORRUPT|NOTADB)/, 'the log has the error')
+      // The log is written asynchronously (up to 200 ms after the line): wait for it.
+      await eventually('the log has the error', async () => /SQLITE_(CORRUPT|NOTADB)/.test(server.stdout()))
       await server.stop('SIGKILL')
     } finally {
       removeDirectory(directory)
