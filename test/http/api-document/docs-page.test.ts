@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test'
 import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core'
 import { TEST_PASSWORD, authHeaders } from '../../support/app.js'
 import { removeDirectory, startServer, temporaryDirectory, type RunningServer } from '../../support/server.js'
-import { processSkipReason } from '../../support/scope.js'
+import { browserScopeSkipReason, processSkipReason } from '../../support/scope.js'
 
 /**
  * The docs page end to end in a real browser: Debian's chromium driven by playwright-core (never
@@ -15,7 +15,7 @@ import { processSkipReason } from '../../support/scope.js'
  * `TEST_CHROMIUM` points at another browser binary (a missing path shows the skip).
  */
 const CHROMIUM = process.env.TEST_CHROMIUM ?? '/usr/bin/chromium'
-const skip = existsSync(CHROMIUM) ? undefined : `${CHROMIUM} not found (apt-get install chromium): docs page browser test skipped`
+const skip = browserScopeSkipReason ?? (existsSync(CHROMIUM) ? undefined : `${CHROMIUM} not found (apt-get install chromium): docs page browser test skipped`)
 if (skip) console.log(`# ${skip}`)
 
 /** Runs the operation shown in `block` ("Try it out" is on), optionally with a JSON body, and returns the answer. */
