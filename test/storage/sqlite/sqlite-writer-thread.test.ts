@@ -149,3 +149,21 @@ test('a store that has not written yet starts its writer thread on the first wri
     removeDirectory(directory)
   }
 })
+
+test('a store that has not written yet still keeps the change log\'s retention: rows due when it opens are removed', async () => {
+  const directory = temporaryDirectory()
+  const path = join(directory, 'books.db')
+  try {
+    const first = await SqliteDatabase.open(path)
+    for (let n = 0; n < 12; n++) await first.books.create({ title: `T${n}`, author: 'A', year: 2000 }, UNKNOWN_CHANGE_CONTEXT)
+    await first.close()
+    // Reopened with a tighter retention and no write: the rows beyond it go all the same.
+    const storage = await SqliteDatabase.open(path, { retention: { maxAgeSeconds: 3600, maxRows: 5 }, trimIntervalMs: 50 })
+    const deadline = Date.now() + 10_000
+    while ((await storage.changes.horizon()).trimmedThrough !== 7 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
+    assert.deepEqual(await storage.changes.horizon(), { trimmedThrough: 7, lastSeq: 12 })
+    await storage.close()
+  } finally {
+    removeDirectory(directory)
+  }
+})
