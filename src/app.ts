@@ -68,7 +68,7 @@ export interface AppOptions {
 
 /**
  * Builds the service (not listening): every route of the contract (docs/contract.md), the envelope
- * on every response, auth, logging. Tests call it in-process; `src/cli/commands/serve.ts` listens.
+ * on every response, auth, logging. Tests call it in-process; `src/cli/start-up.ts` listens.
  *
  * The registration order is part of the contract: the router's options (every method accepted,
  * request targets made routable, an `Expect` Node will not meet routed like any request), the
