@@ -31,6 +31,7 @@ import { registerRequestStart } from './http/pipeline/request-start.js'
 import { enforceSendDeadline } from './http/pipeline/send-deadline.js'
 import { routableUrl } from './http/pipeline/request-url.js'
 import { serializerPerSchema } from './http/pipeline/response-serializers.js'
+import { compileOnFirstUse } from './http/pipeline/request-validators.js'
 import { apiTokensRoutes } from './routes/api-tokens.js'
 import { booksRoutes } from './routes/books/index.js'
 import { healthRoutes } from './routes/health.js'
@@ -67,7 +68,7 @@ export interface AppOptions {
 
 /**
  * Builds the service (not listening): every route of the contract (docs/contract.md), the envelope
- * on every response, auth, logging. Tests call it in-process; `src/cli/commands/serve.ts` listens.
+ * on every response, auth, logging. Tests call it in-process; `src/cli/start-up.ts` listens.
  *
  * The registration order is part of the contract: the router's options (every method accepted,
  * request targets made routable, an `Expect` Node will not meet routed like any request), the
@@ -102,7 +103,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     clientErrorHandler,
     // The route schemas are fixed and every one is exercised by the tests: checking them against
     // JSON Schema's meta-schema would compile that meta-schema on every start (~40 ms).
-    ajv: { customOptions: { ...BODY_VALIDATION_OPTIONS, validateSchema: false } },
+    // Each route's request schemas are compiled on its first request (request-validators.ts).
+    ajv: { customOptions: { ...BODY_VALIDATION_OPTIONS, validateSchema: false }, onCreate: compileOnFirstUse },
     schemaController: serializerPerSchema,
     frameworkErrors: badUrlHandler,
     rewriteUrl: routableUrl,

@@ -38,7 +38,7 @@ async function prepareStorage(config: Config, credentials: Credentials, log: Log
 
 /**
  * The cluster primary of `WORKERS` > 1 (docs/several-instances.md "Running several instances"),
- * started by `serve` (commands/serve.ts) once the settings, data folder and credentials are had: prepares the storage
+ * started by `serve` (cli/start-up.ts) once the settings, data folder and credentials are had: prepares the storage
  * once, then forks `count` workers that each build the app and listen on the one port (node:cluster
  * shares the primary's listening socket; each worker accepts from it). It serves no request itself; it answers the workers' `/metrics` with
  * the whole service's metrics (http/pipeline/cluster-metrics.ts).

@@ -69,6 +69,19 @@ export class SqliteChangeLog implements ChangeLog {
 }
 
 /**
+ * Whether the change log has rows `retention` no longer keeps, read on the connection `db` (no
+ * write): the writer thread, which removes them, is started only when there are
+ * (sqlite-write-queue.ts).
+ *
+ * @returns the check; call it as often as retention would run.
+ */
+export function changeLogTrimDue(db: Database.Database, retention: ChangeLogRetention): (now?: number) => boolean {
+  const oldest = db.prepare<[number], { seq: number; changed_at: string }>(SQL.oldest)
+  const horizon = db.prepare<[], HorizonRow>(SQL.horizon)
+  return (now = Date.now()) => trimThrough(oldest.all(TRIM_BATCH), horizon.get()!.last_seq, now, retention) !== 0
+}
+
+/**
  * Makes the retention step of the connection `db` (the writer thread's, run between two group
  * commits): each call removes up to {@link TRIM_BATCH} of the oldest rows that `retention` no
  * longer keeps and records the highest number removed, in one `BEGIN IMMEDIATE` transaction.

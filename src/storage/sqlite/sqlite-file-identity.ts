@@ -14,6 +14,12 @@ export interface FileChange {
   description: string
 }
 
+/** The device and inode (`<dev>:<ino>`) of the database file and of its `-wal` a connection opened; undefined: none. */
+export interface OpenedFiles {
+  database: string | undefined
+  wal: string | undefined
+}
+
 /** The device and inode of a file and its size in bytes, or undefined when nothing is at that path. */
 function identityOf(path: string): { id: string; size: number } | undefined {
   const stat = statSync(path, { throwIfNoEntry: false })
@@ -28,14 +34,16 @@ function identityOf(path: string): { id: string; size: number } | undefined {
  * or in its log (a database file, once written, never shrinks to nothing). Two `stat` calls
  * per check (about 5 µs together, against about 0.5 ms for a commit's fsync: docs/operations.md "Readiness").
  *
- * @returns `changed()`, undefined while both are the files opened, else what changed.
+ * @returns `changed()`, undefined while both are the files opened, else what changed; and
+ *   `opened`, the device and inode (`<dev>:<ino>`) of each file when this was called.
  */
-export function watchFileIdentity(path: string): { changed(): FileChange | undefined } {
+export function watchFileIdentity(path: string): { changed(): FileChange | undefined; opened: OpenedFiles } {
   const walPath = `${path}-wal`
   const database = identityOf(path)
   const wal = identityOf(walPath)
   let databaseHeldBytes = (database?.size ?? 0) > 0
   return {
+    opened: { database: database?.id, wal: wal?.id },
     changed() {
       const change = (opened: { id: string } | undefined, now: { id: string } | undefined) =>
         opened === undefined || now?.id === opened.id ? undefined : now === undefined ? ('removed' as const) : ('replaced' as const)

@@ -2,6 +2,7 @@ import { linkSync, rmSync } from 'node:fs'
 import type Database from 'better-sqlite3'
 import { createPrivateFile } from '../files.js'
 import type { FileChange } from './sqlite-file-identity.js'
+import type { WriteError } from './sqlite-group-commit.js'
 
 /**
  * Saves what was committed when the database file or its `-wal` was removed under the service
@@ -38,5 +39,25 @@ export function keepCommittedData(db: Database.Database, path: string, change: F
     return `its committed data was written back to ${path}`
   } catch (error) {
     return `saving its committed data failed (${(error as Error).message})`
+  }
+}
+
+/**
+ * What the writes are refused with once `change` was found (docs/operations.md "Readiness"): an
+ * emptied database file is damaged (`SQLITE_NOTADB`; nothing can be saved into it, a checkpoint
+ * would write part of the database there); a removed or replaced one is `SQLITE_FILE_REMOVED`,
+ * after what was committed is saved through `db` ({@link keepCommittedData}), a connection that
+ * still has the files it opened. Used by the writer thread, and by the main thread while no
+ * writer thread runs yet (sqlite-write-queue.ts).
+ */
+export function fileRemovedError(db: Database.Database, path: string, change: FileChange): WriteError {
+  if (change.database === 'emptied') {
+    return { name: 'DatabaseFileDamaged', code: 'SQLITE_NOTADB', message: `the SQLite database ${change.description}` }
+  }
+  const kept = keepCommittedData(db, path, change)
+  return {
+    name: 'DatabaseFileRemoved',
+    code: 'SQLITE_FILE_REMOVED',
+    message: `the SQLite database ${change.description}: writes are refused until the service is restarted; ${kept}`
   }
 }

@@ -1,9 +1,11 @@
 import { Worker } from 'node:worker_threads'
 import type Database from 'better-sqlite3'
 import type { ChangeLogRetention } from '../retention.js'
-import { changeLogTrimmer } from './sqlite-change-log.js'
+import { changeLogTrimDue, changeLogTrimmer } from './sqlite-change-log.js'
 import { StorageUnavailableError } from '../contracts/database.js'
+import { watchFileIdentity, type OpenedFiles } from './sqlite-file-identity.js'
 import { groupCommit, toError, type WriteError, type WriteOp, type WriteOutcome } from './sqlite-group-commit.js'
+import { fileRemovedError } from './sqlite-removed-file.js'
 
 interface WriteJob {
   write: WriteOp
@@ -23,8 +25,17 @@ export interface WriterOptions {
   trimIntervalMs: number
 }
 
+/** What the writer thread is given: {@link WriterOptions} and the files the main thread opened. */
+export interface WriterStart extends WriterOptions {
+  /** The writer thread must open these same files; when it does not, it tells `{ stale: true }`. */
+  opened: OpenedFiles
+}
+
 /** A reply of the writer thread (see `sqlite-writer-thread.ts`). */
-type WriterReply = { outcomes: WriteOutcome[] } | { failed: WriteError } | { removed: WriteError }
+type WriterReply = { outcomes: WriteOutcome[] } | { failed: WriteError } | { removed: WriteError } | { stale: true }
+
+/** How often the main thread checks the files while no writer thread runs, in ms (as the writer thread does). */
+const IDLE_IDENTITY_CHECK_MS = 1000
 
 /**
  * SQLite result codes of a storage that cannot take writes right now (the disk is full or failing,
@@ -58,6 +69,17 @@ const WRITER_URL = new URL(`./sqlite-writer-thread${import.meta.url.slice(import
  * serving requests and queues the next batch, which is sent the moment the previous commit
  * returns. Batches are committed one at a time, in order. An in-memory database (tests) commits
  * on the main thread, batching the writes of one event-loop turn.
+ *
+ * The writer thread (its own V8 isolate, about 18 MB and a quarter of a start's CPU time) is
+ * started when it first has work: the first batch, or the change log's retention finding rows
+ * due (checked on the main thread every `trimIntervalMs`, and at once). Until then the main
+ * thread does what the writer thread does while no one writes: it checks every second that the
+ * database file and its log are the ones opened, and once one was removed or replaced it saves
+ * what was committed through its own connection (`fileRemovedError`) and refuses every later
+ * write (docs/operations.md "Readiness"). A batch waits for the thread to start (Node queues
+ * the messages), so order and durability are those of a thread started at once. A thread that
+ * fails to start fails the writes waiting for it and every later one (500, the error in the
+ * request's log line; `/readyz` 503).
  */
 export class WriteQueue {
   private queue: WriteJob[] = []
@@ -73,9 +95,16 @@ export class WriteQueue {
   /** Set once the writer thread found the database file removed or replaced: for good. */
   private removed: Error | undefined
   private readonly commit: ((batch: WriteOp[]) => WriteOutcome[]) | undefined
-  private readonly writer: Worker | undefined
+  /** The writer thread, once started (a database file only). */
+  private writer: Worker | undefined
+  /** How to start it: undefined for an in-memory database or once started. */
+  private start: (() => Worker) | undefined
+  /** The main thread's checks while no writer thread runs: the files every second, the change log's retention. */
+  private idleTimers: NodeJS.Timeout[] = []
   /** The timer of the change log's trim, for an in-memory database (a file's is on the writer thread). */
   private readonly trimTimer: NodeJS.Timeout | undefined
+  /** The files the main thread opened, while no writer thread runs. */
+  private readonly files: ReturnType<typeof watchFileIdentity> | undefined
 
   /**
    * @param options.path the database file, whose writer thread is started; `:memory:` commits on
@@ -84,8 +113,8 @@ export class WriteQueue {
    * @param onHealth told when writes start failing and when they succeed again.
    */
   constructor(
-    options: WriterOptions,
-    db: Database.Database,
+    private readonly options: WriterOptions,
+    private readonly db: Database.Database,
     private readonly onHealth: WriteHealthListener = () => {}
   ) {
     if (options.path === ':memory:') {
@@ -96,12 +125,67 @@ export class WriteQueue {
       }, options.trimIntervalMs).unref()
       return
     }
-    const writer = new Worker(WRITER_URL, { workerData: options })
-    writer.on('message', (reply: WriterReply) => ('removed' in reply ? this.fileRemoved(reply.removed) : this.committed(reply)))
-    writer.on('error', (error) => this.fail(error))
-    writer.on('exit', (code) => this.fail(new Error(`the SQLite writer thread exited (${code})`)))
-    writer.unref()
-    this.writer = writer
+    const files = watchFileIdentity(options.path)
+    this.files = files
+    const start: WriterStart = { ...options, opened: files.opened }
+    this.start = () => {
+      const writer = new Worker(WRITER_URL, { workerData: start })
+      writer.on('message', (reply: WriterReply) =>
+        'removed' in reply ? this.fileRemoved(reply.removed) : 'stale' in reply ? this.checkFiles(true) : this.committed(reply)
+      )
+      // Opening a file removed meanwhile throws there: what the main thread finds is then the reason.
+      writer.on('error', (error) => this.checkFiles() ?? this.fail(error))
+      writer.on('exit', (code) => this.fail(new Error(`the SQLite writer thread exited (${code})`)))
+      writer.unref()
+      return writer
+    }
+    const trimDue = changeLogTrimDue(db, options.retention)
+    const startIfTrimDue = () => {
+      try {
+        if (trimDue()) this.startWriter()
+      } catch {
+        // The next round tries again; a failing retention never stops the writes.
+      }
+    }
+    this.idleTimers = [
+      setInterval(() => this.checkFiles(), IDLE_IDENTITY_CHECK_MS).unref(),
+      setInterval(startIfTrimDue, options.trimIntervalMs).unref()
+    ]
+    startIfTrimDue()
+  }
+
+  /**
+   * Starts the writer thread when it is not running yet (its own checks then replace the main
+   * thread's); false when it cannot be: the files were found removed or replaced, or the queue
+   * is closed or broken.
+   */
+  private startWriter(): boolean {
+    if (this.writer) return true
+    if (!this.start || this.removed || this.broken || this.checkFiles()) return false
+    for (const timer of this.idleTimers) clearInterval(timer)
+    this.idleTimers = []
+    this.writer = this.start()
+    this.start = undefined
+    return true
+  }
+
+  /**
+   * The main thread's check of the files while no writer thread runs (or when the writer thread
+   * found other files than these): the first change found is handled as the writer thread does
+   * ({@link fileRemovedError}, through `db`, which still has the files it opened).
+   *
+   * @param stale the writer thread opened other files: they were removed or replaced, found or not.
+   * @returns the reason writes are refused, when they are.
+   */
+  private checkFiles(stale = false): Error | undefined {
+    if (this.removed) return this.removed
+    const change = this.files?.changed()
+    if (!change && !stale) return undefined
+    const error = change
+      ? fileRemovedError(this.db, this.options.path, change)
+      : { name: 'DatabaseFileRemoved', code: 'SQLITE_FILE_REMOVED', message: 'the SQLite database was removed or replaced before its writer thread opened it' }
+    this.fileRemoved(error)
+    return this.removed
   }
 
   /**
@@ -149,6 +233,15 @@ export class WriteQueue {
   /** Finishes every queued and in-flight write, then stops the writer thread (closing its connection). */
   async close(): Promise<void> {
     clearInterval(this.trimTimer)
+    for (const timer of this.idleTimers) clearInterval(timer)
+    this.idleTimers = []
+    // Writes queued in this event-loop turn start the writer thread now; with none, it never starts.
+    if (!this.writer && this.start && this.queue.length > 0) this.flush()
+    if (!this.writer && this.start) {
+      this.start = undefined
+      this.broken = new Error('the store is closed')
+      return
+    }
     if (!this.writer) return this.flush()
     while (!this.broken && (this.inFlight || this.queue.length > 0)) {
       await new Promise<void>((resolve) => this.idleWaiters.push(resolve))
@@ -164,6 +257,13 @@ export class WriteQueue {
   /** Commits the queued writes as one batch: on the writer thread, or here for `:memory:`. */
   private flush(): void {
     if (this.inFlight || this.queue.length === 0 || this.broken) return
+    if (this.start && !this.startWriter()) {
+      const reason = this.removed ?? this.broken!
+      const batch = this.queue
+      this.queue = []
+      for (const job of batch) job.reject(reason)
+      return
+    }
     const batch = this.queue
     this.queue = []
     if (this.writer) {
@@ -209,7 +309,7 @@ export class WriteQueue {
   }
 
   /** The writer thread answered the batch in flight: settle it, then send the next one at once. */
-  private committed(reply: Exclude<WriterReply, { removed: WriteError }>): void {
+  private committed(reply: Exclude<WriterReply, { removed: WriteError } | { stale: true }>): void {
     const batch = this.inFlight
     this.inFlight = undefined
     this.writer!.unref()

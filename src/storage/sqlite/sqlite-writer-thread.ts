@@ -15,27 +15,39 @@
  * Before each batch (and every second) it checks that the database file and its log are still
  * the ones it opened; once one was removed or replaced it saves what was committed and fails
  * every later batch (docs/operations.md "Readiness").
+ *
+ * It is started by the main thread on the first write or when retention has rows to remove, not
+ * at start-up (sqlite-write-queue.ts). The files it opens must then be the ones the main thread
+ * opened (`workerData.opened`): when they are not (removed or replaced in between), it commits
+ * nothing, tells `{ stale: true }`, and the main thread, whose connection still has the files it
+ * opened, saves what was committed and refuses the writes.
  */
 import { parentPort, workerData } from 'node:worker_threads'
 import { openConnection } from './sqlite-connection.js'
 import { changeLogTrimmer } from './sqlite-change-log.js'
 import { watchFileIdentity } from './sqlite-file-identity.js'
 import { groupCommit, type WriteError, type WriteOp } from './sqlite-group-commit.js'
-import { keepCommittedData } from './sqlite-removed-file.js'
-import type { WriterOptions } from './sqlite-write-queue.js'
+import { fileRemovedError } from './sqlite-removed-file.js'
+import type { WriterStart } from './sqlite-write-queue.js'
 
 /** How often the files are checked between batches, in ms: a removal is acted on even while no one writes. */
 const IDENTITY_CHECK_MS = 1000
 
-const options = workerData as WriterOptions
+const options = workerData as WriterStart
 const { path } = options
-const db = openConnection(path)
+// An existing file only: the main thread created it; a file missing now was removed meanwhile.
+const db = openConnection(path, { fileMustExist: true })
 db.prepare('SELECT 1 FROM sqlite_master LIMIT 1').get() // opens the write-ahead log, so it is watched too
 const commit = groupCommit(db)
 const trim = changeLogTrimmer(db, options.retention)
 const files = watchFileIdentity(path)
 /** Set once the file or its log was found removed or replaced: every later batch fails with it. */
 let removed: WriteError | undefined
+if (files.opened.database !== options.opened.database || (options.opened.wal !== undefined && files.opened.wal !== options.opened.wal)) {
+  // Not the files the main thread opened: this connection has nothing to save; the main thread does.
+  removed = { name: 'DatabaseFileRemoved', code: 'SQLITE_FILE_REMOVED', message: 'the SQLite database was removed or replaced before its writer thread opened it' }
+  parentPort!.postMessage({ stale: true })
+}
 
 /** One retention step; another follows after any message waiting (a batch) while rows are due. */
 function trimStep(): void {
@@ -47,6 +59,7 @@ function trimStep(): void {
   }
 }
 setInterval(trimStep, options.trimIntervalMs).unref()
+trimStep() // at once: it may have been started because rows are due
 
 /**
  * Checks the files before a batch (and on a timer): the first time one is found removed or
@@ -57,18 +70,7 @@ function checkFiles(): WriteError | undefined {
   if (removed) return removed
   const change = files.changed()
   if (!change) return undefined
-  if (change.database === 'emptied') {
-    // Nothing can be saved into an emptied file (a checkpoint would write part of the database
-    // into it): the store is damaged, as when a read finds it so (sqlite-damaged-file.ts).
-    removed = { name: 'DatabaseFileDamaged', code: 'SQLITE_NOTADB', message: `the SQLite database ${change.description}` }
-  } else {
-    const kept = keepCommittedData(db, path, change)
-    removed = {
-      name: 'DatabaseFileRemoved',
-      code: 'SQLITE_FILE_REMOVED',
-      message: `the SQLite database ${change.description}: writes are refused until the service is restarted; ${kept}`
-    }
-  }
+  removed = fileRemovedError(db, path, change)
   parentPort!.postMessage({ removed })
   return removed
 }

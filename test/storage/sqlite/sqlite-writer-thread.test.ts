@@ -100,3 +100,70 @@ test('another process holding the write lock longer than the busy timeout: the w
     removeDirectory(directory)
   }
 })
+
+test('a store that has not written yet (no writer thread): its file removed is noticed, the data saved back, writes 503, then a restart has every book', async () => {
+  const directory = temporaryDirectory()
+  const path = join(directory, 'books.db')
+  try {
+    let app = await buildTestApp({}, await SqliteDatabase.open(path))
+    for (const title of ['One', 'Two']) {
+      assert.equal((await app.inject({ method: 'POST', url: '/book', headers: auth, payload: { title, author: 'A', year: 1 } })).statusCode, 201)
+    }
+    await app.close()
+
+    // Reopened with no write: nothing starts the writer thread; the main thread watches the files.
+    const storage = await SqliteDatabase.open(path)
+    const { rmSync, existsSync } = await import('node:fs')
+    rmSync(path)
+    const deadline = Date.now() + 10_000
+    while (!existsSync(path) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
+    assert.ok(existsSync(path), 'the committed data was written back to the path')
+    await assert.rejects(storage.books.create({ title: 'Three', author: 'A', year: 1 }, UNKNOWN_CHANGE_CONTEXT), { name: 'StorageUnavailableError' })
+    await assert.rejects(storage.ping(), { name: 'StorageUnavailableError' })
+    await storage.close()
+
+    app = await buildTestApp({}, await SqliteDatabase.open(path))
+    const books = (await app.inject({ url: '/books', headers: auth })).json().data as Array<{ title: string }>
+    assert.deepEqual(books.map((book) => book.title), ['One', 'Two'])
+    await app.close()
+  } finally {
+    removeDirectory(directory)
+  }
+})
+
+test('a store that has not written yet starts its writer thread on the first write: the write is stored and ordered', async () => {
+  const directory = temporaryDirectory()
+  const path = join(directory, 'books.db')
+  try {
+    await (await SqliteDatabase.open(path)).close()
+    const storage = await SqliteDatabase.open(path)
+    const created = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => storage.books.create({ title: `T${i}`, author: 'A', year: i }, UNKNOWN_CHANGE_CONTEXT))
+    )
+    assert.deepEqual(created.map((book) => book.id), Array.from({ length: 20 }, (_, i) => i + 1))
+    await storage.close()
+    const db = new Database(path, { readonly: true })
+    assert.equal((db.prepare('SELECT count(*) AS n FROM books').get() as { n: number }).n, 20)
+    db.close()
+  } finally {
+    removeDirectory(directory)
+  }
+})
+
+test('a store that has not written yet still keeps the change log\'s retention: rows due when it opens are removed', async () => {
+  const directory = temporaryDirectory()
+  const path = join(directory, 'books.db')
+  try {
+    const first = await SqliteDatabase.open(path)
+    for (let n = 0; n < 12; n++) await first.books.create({ title: `T${n}`, author: 'A', year: 2000 }, UNKNOWN_CHANGE_CONTEXT)
+    await first.close()
+    // Reopened with a tighter retention and no write: the rows beyond it go all the same.
+    const storage = await SqliteDatabase.open(path, { retention: { maxAgeSeconds: 3600, maxRows: 5 }, trimIntervalMs: 50 })
+    const deadline = Date.now() + 10_000
+    while ((await storage.changes.horizon()).trimmedThrough !== 7 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
+    assert.deepEqual(await storage.changes.horizon(), { trimmedThrough: 7, lastSeq: 12 })
+    await storage.close()
+  } finally {
+    removeDirectory(directory)
+  }
+})
