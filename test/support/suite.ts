@@ -6,7 +6,7 @@ import type { AppConfig, AppOptions } from '../../src/app.js'
 import type { Engine } from '../../src/storage/contracts/engine.js'
 import { buildTestApp } from './app.js'
 import { createPostgresDatabase, engines, openTestDatabase, type TestDatabase, type TestDatabaseOptions } from './engines.js'
-import { processSkipReason } from './scope.js'
+import { inProcessScopeSkipReason, processSkipReason } from './scope.js'
 import { removeDirectory, startServer, temporaryDirectory, type RunningServer } from './server.js'
 
 /** What a suite run by {@link describeEachEngine} gets. */
@@ -26,7 +26,8 @@ export interface EngineSuite {
  * `databaseOptions` are given to every database the suite opens.
  */
 export function describeEachEngine(name: string, body: (suite: EngineSuite) => void, overrides: Partial<AppConfig> = {}, databaseOptions: TestDatabaseOptions = {}) {
-  for (const { engine, skip } of engines) {
+  for (const { engine, skip: engineSkip } of engines) {
+    const skip = inProcessScopeSkipReason ?? engineSkip
     describe(`${name} [${engine}]`, () => {
       if (skip) {
         test('every test of this suite', { skip }, () => {})
