@@ -67,15 +67,22 @@ describe('the README receiver example verifies real deliveries', () => {
     assert.match(secret, /^whsec_/)
     const receiver = spawn(process.execPath, ['receiver.mjs'], { cwd: directory, env: { WEBHOOK_SECRET: secret, PORT: String(port) } })
     let printed = ''
+    let complained = ''
     receiver.stdout.on('data', (chunk: Buffer) => (printed += chunk.toString()))
+    receiver.stderr.on('data', (chunk: Buffer) => (complained += chunk.toString()))
     try {
       // The write below is delivered at once: wait until the receiver accepts connections.
       while (!(await accepts(port))) await new Promise((resolve) => setTimeout(resolve, 50))
       const editor = { ...authHeaders(signToken({ role: 'editor' })), 'content-type': 'application/json' }
-      await fetch(`${server.url}/book`, { method: 'POST', headers: editor, body: JSON.stringify({ title: 'Dune', author: 'Frank Herbert', year: 1965 }) })
+      const created = await fetch(`${server.url}/book`, { method: 'POST', headers: editor, body: JSON.stringify({ title: 'Dune', author: 'Frank Herbert', year: 1965 }) })
+      assert.equal(created.status, 201, await created.text())
       const deadline = Date.now() + 15_000
       while (!printed.includes('book.created') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100))
-      assert.match(printed, new RegExp(`^msg_${id}_\\d+ book\\.created \\d+ \\{"id":1,"title":"Dune","author":"Frank Herbert","year":1965\\}$`, 'm'))
+      assert.match(
+        printed,
+        new RegExp(`^msg_${id}_\\d+ book\\.created \\d+ \\{"id":1,"title":"Dune","author":"Frank Herbert","year":1965\\}$`, 'm'),
+        `the receiver printed ${JSON.stringify(printed)}; its stderr: ${complained}; the service's webhook log lines:\n${server.stdout().split('\n').filter((line) => line.includes('webhook')).join('\n')}`
+      )
       const forged = await fetch(`http://127.0.0.1:${port}/`, {
         method: 'POST',
         headers: { 'webhook-id': 'msg_x', 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': 'v1,AAAA' },

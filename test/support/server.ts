@@ -26,17 +26,37 @@ export interface RunningServer {
   stop(signal?: NodeJS.Signals): Promise<number | string>
 }
 
-/** Asks the OS for a free TCP port on 127.0.0.1. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * The ports {@link freePort} picks from: below Linux's default ephemeral range (32768-60999), from
+ * which the kernel gives every `listen(0)` and every outgoing connection its port. A port the
+ * kernel chose for a moment and then released can be handed out again at once, to another test's
+ * server or to a client connection, before the process it was meant for binds it; a port from
+ * this range is never handed out by the kernel, so only another `freePort` caller could clash.
+ */
+const PORT_RANGE = { first: 20_000, last: 32_000 }
+
+/** Whether nothing listens on 127.0.0.1:`port` (tried by listening on it for a moment). */
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer()
     server.unref()
-    server.on('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
+    server.once('error', () => resolve(false))
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)))
   })
+}
+
+/**
+ * A free TCP port on 127.0.0.1, picked at random from {@link PORT_RANGE} (outside the kernel's
+ * ephemeral range, so no other process is given it meanwhile).
+ *
+ * @throws when 100 random ports in the range are all taken.
+ */
+export async function freePort(): Promise<number> {
+  for (let tries = 0; tries < 100; tries++) {
+    const port = PORT_RANGE.first + Math.floor(Math.random() * (PORT_RANGE.last - PORT_RANGE.first + 1))
+    if (await portIsFree(port)) return port
+  }
+  throw new Error(`no free port found in ${PORT_RANGE.first}-${PORT_RANGE.last}`)
 }
 
 /** A new empty temporary folder; remove it with {@link removeDirectory}. */
