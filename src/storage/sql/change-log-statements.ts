@@ -52,13 +52,18 @@ export function contextObject(context: ChangeContext): Record<string, string | n
   return Object.fromEntries(CONTEXT_FIELDS.map((field) => [CHANGE_CONTEXT_COLUMNS[field], context[field] ?? null]))
 }
 
+const CONTEXT_ASSIGNMENTS = CONTEXT_FIELDS.map((field) => `${CHANGE_CONTEXT_COLUMNS[field]} = ?`).join(', ')
+
 /**
- * SQLite's stamp of a write's log rows (see `ChangeContext`): the context's values in column
- * order, then the highest seq before the write; `lastSeq` reads that (0 when the log is empty).
+ * SQLite's stamp of a write's log rows (see `ChangeContext`): `stamp` takes the context's values
+ * in column order, then the highest seq before the write; `stampBook` the same values, then the
+ * book's id and that seq (the rows of one book among those of a grouped insert, read through the
+ * `(book_id, seq)` index of migration 0008); `lastSeq` reads that seq (0 when the log is empty).
  */
 export const SQLITE_CONTEXT_STATEMENTS = {
   lastSeq: 'SELECT COALESCE(max(seq), 0) FROM book_changes',
-  stamp: `UPDATE book_changes SET ${CONTEXT_FIELDS.map((field) => `${CHANGE_CONTEXT_COLUMNS[field]} = ?`).join(', ')} WHERE seq > ?`
+  stamp: `UPDATE book_changes SET ${CONTEXT_ASSIGNMENTS} WHERE seq > ?`,
+  stampBook: `UPDATE book_changes SET ${CONTEXT_ASSIGNMENTS} WHERE book_id = ? AND seq > ?`
 }
 
 /** A row of `book_changes` as both engines return it (ids and numbers as JavaScript numbers). */
