@@ -28,8 +28,8 @@ export interface GroupedCreate {
  *
  * Which row is whose: `books.id` is `AUTOINCREMENT` (migration 0001), so the rows of one INSERT
  * take ascending ids in the order of its VALUES; the returned rows are put in id order, whatever
- * order RETURNING gives them in. Each book's log row is the only one of that book numbered after
- * the group's start (a new id has no earlier row), found through the `(book_id, seq)` index.
+ * order RETURNING gives them in. The log rows numbered after the group's start are the group's
+ * (one per book, written by its trigger); each is stamped with the context of its `book_id`.
  *
  * @throws the statement's error (nothing of the group is stored; the group commit then runs each
  *   write alone in its own savepoint).
@@ -37,7 +37,8 @@ export interface GroupedCreate {
 export function groupedInsert(db: Database.Database): (creates: readonly GroupedCreate[]) => Book[] {
   const inserts = new Map<number, Database.Statement<unknown[], Book>>()
   const lastSeq = db.prepare<[], number>(SQLITE_CONTEXT_STATEMENTS.lastSeq).pluck()
-  const stampBook = db.prepare(SQLITE_CONTEXT_STATEMENTS.stampBook)
+  const rowsAfter = db.prepare<[number], { seq: number; book_id: number }>(SQLITE_CONTEXT_STATEMENTS.rowsAfter)
+  const stampRow = db.prepare(SQLITE_CONTEXT_STATEMENTS.stampRow)
   const insertOf = (count: number) => {
     let statement = inserts.get(count)
     if (!statement) {
@@ -52,7 +53,11 @@ export function groupedInsert(db: Database.Database): (creates: readonly Grouped
     const before = lastSeq.get()!
     const books = insertOf(creates.length).all(...creates.flatMap((create) => create.values))
     books.sort((a, b) => a.id - b.id)
-    books.forEach((book, index) => stampBook.run(...contextValues(creates[index]!.context), book.id, before))
+    const contexts = new Map(books.map((book, index) => [book.id, creates[index]!.context]))
+    for (const row of rowsAfter.all(before)) {
+      const context = contexts.get(row.book_id)
+      if (context) stampRow.run(...contextValues(context), row.seq)
+    }
     return books
   }
 }
