@@ -83,7 +83,7 @@ for (const { engine, skip } of engines) {
       const contexts = inputs.map((_, i) => ({ actor: `actor-${i % 3}`, requestId: `request-${i}` }))
       const books = await Promise.all(inputs.map((input, i) => db.books.create(input, contexts[i]!)))
       books.forEach((book, i) => assert.deepEqual({ title: book.title, author: book.author, year: book.year }, inputs[i]))
-      assert.ok(books.every((book, i) => i === 0 || book.id > books[i - 1]!.id), 'ids ascend in the order the creates were made')
+      assert.ok(books.every((book, i) => i === 0 || book.id > books[i - 1]!.id), 'ids ascend in the order of the creates')
       await numberedThrough(db, 40)
       const changes = await db.changes.changesAfter(0, 100)
       assert.equal(changes.length, 40)
