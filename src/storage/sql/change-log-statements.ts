@@ -52,13 +52,21 @@ export function contextObject(context: ChangeContext): Record<string, string | n
   return Object.fromEntries(CONTEXT_FIELDS.map((field) => [CHANGE_CONTEXT_COLUMNS[field], context[field] ?? null]))
 }
 
+const CONTEXT_ASSIGNMENTS = CONTEXT_FIELDS.map((field) => `${CHANGE_CONTEXT_COLUMNS[field]} = ?`).join(', ')
+
 /**
- * SQLite's stamp of a write's log rows (see `ChangeContext`): the context's values in column
- * order, then the highest seq before the write; `lastSeq` reads that (0 when the log is empty).
+ * SQLite's stamp of a write's log rows (see `ChangeContext`): `stamp` takes the context's values
+ * in column order, then the highest seq before the write; `lastSeq` reads that seq (0 when the log
+ * is empty). For a grouped insert: `rowsAfter` (that seq) reads the seq and book id of the rows
+ * written since, `stampRow` takes the context's values, then one row's seq. Each looks rows up by
+ * `seq` (the rowid) alone: a parameter compared with an indexed column would make SQLite prepare
+ * the statement again for every new value once `ANALYZE` has written `sqlite_stat4`.
  */
 export const SQLITE_CONTEXT_STATEMENTS = {
   lastSeq: 'SELECT COALESCE(max(seq), 0) FROM book_changes',
-  stamp: `UPDATE book_changes SET ${CONTEXT_FIELDS.map((field) => `${CHANGE_CONTEXT_COLUMNS[field]} = ?`).join(', ')} WHERE seq > ?`
+  stamp: `UPDATE book_changes SET ${CONTEXT_ASSIGNMENTS} WHERE seq > ?`,
+  rowsAfter: 'SELECT seq, book_id FROM book_changes WHERE seq > ? ORDER BY seq',
+  stampRow: `UPDATE book_changes SET ${CONTEXT_ASSIGNMENTS} WHERE seq = ?`
 }
 
 /** A row of `book_changes` as both engines return it (ids and numbers as JavaScript numbers). */

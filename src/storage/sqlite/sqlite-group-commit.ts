@@ -11,6 +11,7 @@ import type { RestoreOutcome } from '../contracts/book-history.js'
 import { revivedVersion } from '../sql/book-history-statements.js'
 import type { ChangeContext } from '../contracts/change-log.js'
 import { SQLITE_CONTEXT_STATEMENTS, contextValues } from '../sql/change-log-statements.js'
+import { INSERT_GROUP_MAX, groupedInsert, type GroupedCreate } from './sqlite-grouped-insert.js'
 
 /** One write of the SQLite store, as data (so it can be sent to the writer thread). */
 export type WriteOp =
@@ -53,7 +54,8 @@ export function toError(error: WriteError): Error {
 
 /**
  * Makes the group-commit function of a connection: `commit(batch)` runs every write of the
- * batch in one transaction and commits once (one fsync with `synchronous=FULL`). Should a write
+ * batch in one transaction and commits once (one fsync with `synchronous=FULL`); consecutive
+ * creates run as one grouped INSERT (sqlite-grouped-insert.ts). Should a write
  * fail, the batch is run again with each write in its own savepoint, so a failing write is
  * rolled back alone and the others are committed. A conditional write (`…IfVersion`) compares
  * and writes in one statement; when it changes nothing, the existence check runs in the same
@@ -111,8 +113,20 @@ export function groupCommit(db: Database.Database): (batch: WriteOp[]) => WriteO
         return restore(statements, write)
     }
   }
-  // The usual case: every write succeeds, so the batch runs without savepoints.
-  const plain = db.transaction((batch: WriteOp[]) => batch.map((write): WriteOutcome => ({ ok: true, value: run(write) })))
+  const insertGroup = groupedInsert(db)
+  // The usual case: every write succeeds, so the batch runs without savepoints, and each run of
+  // consecutive creates is one grouped INSERT (sqlite-grouped-insert.ts: the search index's cost).
+  const plain = db.transaction((batch: WriteOp[]) => {
+    const outcomes: WriteOutcome[] = []
+    for (let start = 0; start < batch.length; ) {
+      const creates = insertRun(batch, start)
+      if (creates.length > 1) {
+        for (const book of insertGroup(creates)) outcomes.push({ ok: true, value: book })
+        start += creates.length
+      } else outcomes.push({ ok: true, value: run(batch[start++]!) })
+    }
+    return outcomes
+  })
   const savepoint = db.transaction(run)
   const isolated = db.transaction((batch: WriteOp[]) =>
     batch.map((write): WriteOutcome => {
@@ -138,6 +152,17 @@ export function groupCommit(db: Database.Database): (batch: WriteOp[]) => WriteO
         return isolated.immediate(batch)
       }
     })
+}
+
+/** The creates (`insert`) of `batch` from `start` on, up to the first other write or {@link INSERT_GROUP_MAX}. */
+function insertRun(batch: readonly WriteOp[], start: number): GroupedCreate[] {
+  const creates: GroupedCreate[] = []
+  for (let index = start; index < batch.length && creates.length < INSERT_GROUP_MAX; index++) {
+    const write = batch[index]!
+    if (write.op !== 'insert') break
+    creates.push(write)
+  }
+  return creates
 }
 
 /**

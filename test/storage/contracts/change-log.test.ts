@@ -10,6 +10,7 @@ import { eventually } from '../../support/client.js'
 import { createPostgresDatabase, engines } from '../../support/engines.js'
 import { removeDirectory, temporaryDirectory } from '../../support/server.js'
 import { UNKNOWN_CHANGE_CONTEXT } from '../../../src/storage/contracts/change-log.js'
+import { parseSearch } from '../../../src/book/search.js'
 
 /** A database of `engine` of its own, and how to open it (twice: two processes or instances). */
 async function database(engine: Engine): Promise<{ open: (options?: ChangeLogOptions) => Promise<Database>; drop: () => Promise<void> }> {
@@ -73,6 +74,31 @@ for (const { engine, skip } of engines) {
       }
       assert.deepEqual((await db.changes.changesAfter(2, 1)).map((change) => change.seq), [3])
       assert.deepEqual(await db.changes.horizon(), { trimmedThrough: 0, lastSeq: 4 })
+    })
+
+    test('creates committed together: each book its own values, its log row its own write\'s actor and request id, each found by search', async () => {
+      const [db] = await openTwo()
+      // Made in one event-loop turn, so committed in one batch (one grouped INSERT on SQLite).
+      const inputs = Array.from({ length: 40 }, (_, i) => ({ title: `Grouped ${i} title`, author: i % 2 === 0 ? `Writer ${i}` : 'Same Writer', year: 1900 + i }))
+      const contexts = inputs.map((_, i) => ({ actor: `actor-${i % 3}`, requestId: `request-${i}` }))
+      const books = await Promise.all(inputs.map((input, i) => db.books.create(input, contexts[i]!)))
+      books.forEach((book, i) => assert.deepEqual({ title: book.title, author: book.author, year: book.year }, inputs[i]))
+      assert.ok(books.every((book, i) => i === 0 || book.id > books[i - 1]!.id), 'ids ascend in the order of the creates')
+      await numberedThrough(db, 40)
+      const changes = await db.changes.changesAfter(0, 100)
+      assert.equal(changes.length, 40)
+      const byBook = new Map(changes.map((change) => [change.bookId, change]))
+      books.forEach((book, i) => {
+        const change = byBook.get(book.id)!
+        assert.deepEqual({ operation: change.operation, book: change.book, actor: change.actor, requestId: change.requestId }, {
+          operation: 'created', book, actor: contexts[i]!.actor, requestId: contexts[i]!.requestId
+        })
+      })
+      for (const [i, book] of books.entries()) {
+        const found = []
+        for await (const match of db.books.list({ search: parseSearch(`"grouped ${i} title"`)! })) found.push(match.id)
+        assert.deepEqual(found, [book.id], `search for book ${i}`)
+      }
     })
 
     test('writes refused by their version leave no row, the others of their batch have theirs', async () => {
