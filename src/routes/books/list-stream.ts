@@ -139,16 +139,42 @@ export function listBody(books: AsyncIterable<Book>): Promise<ListBody> {
 }
 
 /**
- * The body of one answer whose `data` is the array of `items` (the envelope with `message`),
- * made as {@link listBody} makes a list's: one string when it fits in one piece, else streamed at
- * the pace of its reader, so memory stays at about a page whatever the number of items (a
- * book's whole history: docs/contract.md "History and restore").
+ * Reads the next page of an answer's items, in the answer's order: undefined after the last page
+ * (a page may be empty).
+ *
+ * @throws what the store throws; before the first page is read that becomes the error response (404, 503).
+ */
+export type PageReader<T> = () => Promise<readonly T[] | undefined>
+
+/**
+ * The body of one answer whose `data` is every item `readPage` gives (the envelope with
+ * `message`), made as {@link listBody} makes a list's: one string when it fits in one piece, else
+ * streamed at the pace of its reader (a book's whole history: docs/contract.md "History and
+ * restore"). Each page is serialized as soon as it is read, so while the answer waits for its
+ * socket it holds text and bytes only (at most one page's text and the stream's buffers), never
+ * the page's items: with many readers at once, no decoded page outlives the turn that read it.
  *
  * @param json one item as JSON, exactly as the route's response schema serializes it.
  * @returns the body; rejects (e.g. 404, 503) when the first piece cannot be read.
  */
-export function envelopeBody<T>(items: AsyncIterable<T>, message: string, json: (item: T) => string): Promise<ListBody> {
-  return streamedBody(items, { head: envelopeHead(200, message) + '[', json })
+export function envelopeBody<T>(readPage: PageReader<T>, message: string, json: (item: T) => string): Promise<ListBody> {
+  return streamedBody(pageTexts(readPage, json), { head: envelopeHead(200, message) + '[', json: (text) => text })
+}
+
+/** Each non-empty page of `readPage` as the JSON of its items joined by commas. */
+async function* pageTexts<T>(readPage: PageReader<T>, json: (item: T) => string): AsyncIterable<string> {
+  for (;;) {
+    // The page lives in pageText's frame only: this generator, suspended at `yield` while the
+    // socket drains, holds the text, not the items.
+    const text = await pageText(readPage, json)
+    if (text === undefined) return
+    if (text !== '') yield text
+  }
+}
+
+async function pageText<T>(readPage: PageReader<T>, json: (item: T) => string): Promise<string | undefined> {
+  const page = await readPage()
+  return page?.map(json).join(',')
 }
 
 function streamedBody<T>(items: AsyncIterable<T>, format: ArrayText<T>): Promise<ListBody> {
