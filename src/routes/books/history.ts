@@ -129,10 +129,9 @@ export function historyEntryJson(entry: HistoryEntry): string {
 
 /**
  * Entries read per store call for a whole history (without `limit`): a page's JSON (~35 KiB for
- * typical entries) stays well under V8's large-object size (128 KiB), and is made and dropped within
- * the turn that reads it. Pages of `LIST_PAGE_SIZE` (1,000) make each page's text a large object,
- * which outlives young-generation collections while its answer waits for its socket: with 10
- * readers at once, about 200 MiB of such garbage (docs/benchmarks.md "History").
+ * typical entries) stays under V8's large-object size (128 KiB), so the page and its text are
+ * short-lived young objects, made and dropped within the turn that reads them (the memory of 10
+ * readers at once: docs/benchmarks.md "History").
  */
 export const HISTORY_STREAM_PAGE_SIZE = 200
 
