@@ -16,6 +16,7 @@
  *
  * Short runs (3 s each): the numbers are for comparison within one run on this machine.
  */
+import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -38,11 +39,11 @@ const POSTGRES_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0
 const directory = mkdtempSync(join(tmpdir(), 'bench-history-'))
 
 /** Starts `entry` (a built start.js) on `databaseUrl`. */
-async function start(name: string, entry: string, databaseUrl: string): Promise<Target> {
+async function start(name: string, entry: string, databaseUrl: string, nodeFlags: string[] = []): Promise<Target> {
   const port = await freePort()
   return startProcess({
     name,
-    args: [entry],
+    args: [...nodeFlags, entry],
     // HEAVY_READS: every reader of the whole-history part runs at once (the fair share would queue them).
     env: { HOST: '127.0.0.1', PORT: String(port), DATABASE_URL: databaseUrl, SECRET_TOKEN: SECRET, AUTH_PASSWORD: 'bench-password', LOG_LEVEL: 'warn', HEAVY_READS: '64', HEAVY_READ_WAIT: '60' },
     port,
@@ -172,12 +173,35 @@ function rssMiB(pid: number): number {
   return kib / 1024
 }
 
+/** A client of its own reading `GET <argv[1]>` one request at a time (20 ms apart) until its stdin gets data; prints the latencies (ms, JSON). */
+const POINT_READER = `
+const [url, authorization] = process.argv.slice(1)
+const times = []
+let reading = true
+process.stdin.once('data', () => (reading = false))
+while (reading) {
+  const at = performance.now()
+  const response = await fetch(url, { headers: { authorization } })
+  await response.arrayBuffer()
+  if (response.status !== 200) throw new Error('GET ' + url + ' answered ' + response.status)
+  times.push(performance.now() - at)
+  await new Promise((resolve) => setTimeout(resolve, 20))
+}
+process.stdout.write(JSON.stringify(times))
+`
+
+/** Percentile `q` (0..1) of `sorted` (ascending), in ms. */
+const percentile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN
+
 /**
  * HISTORY_PARTS=whole: `GET /book/1/history` without `limit` (every version) read by
  * `WHOLE_READERS` clients at once, `WHOLE_ROUNDS` times each, on the real process, on SQLite: the
  * process's RSS growth (its peak, sampled every 20 ms, minus its RSS before), this build against
- * `BASELINE_DIST` when it exists, alternated over 3 runs each. Seed with
- * HISTORY_CHANGES=HISTORY_VERSIONS=50000 for one book of 50,000 versions.
+ * `BASELINE_DIST` when it exists, alternated over 3 runs each. Meanwhile one more client reads
+ * `GET /book/1` one request at a time (a point read beside the long answers): its p50 and max.
+ * Seed with HISTORY_CHANGES=HISTORY_VERSIONS=50000 for one book of 50,000 versions.
+ * `WHOLE_NODE_FLAGS` (space-separated) are given to both processes' Node.js (e.g.
+ * `--max-semi-space-size=16`, to see how much of the growth is V8's young generation).
  */
 async function wholeHistory(): Promise<void> {
   const readers = Number(process.env.WHOLE_READERS ?? 10)
@@ -189,7 +213,8 @@ async function wholeHistory(): Promise<void> {
   const growth: Record<string, number[]> = {}
   for (const run of [1, 2, 3]) {
     for (const [name, dist] of builds) {
-      const target = await start(`whole-${name.replace(' ', '-')}-${run}`, join(dist, 'start.js'), url)
+      const nodeFlags = (process.env.WHOLE_NODE_FLAGS ?? '').split(' ').filter(Boolean)
+      const target = await start(`whole-${name.replace(' ', '-')}-${run}`, join(dist, 'start.js'), url, nodeFlags)
       try {
         const pid = target.child.pid!
         const before = rssMiB(pid)
@@ -198,6 +223,12 @@ async function wholeHistory(): Promise<void> {
         let bytes = 0
         let entries = 0
         const started = performance.now()
+        // The point reader runs in a process of its own: this one parses the long answers, which
+        // would delay its timings by its own event loop's stalls.
+        const pointReader = spawn(process.execPath, ['--input-type=module', '-e', POINT_READER, `${target.url}/book/1`, headers.authorization], { stdio: ['pipe', 'pipe', 'inherit'] })
+        let pointOutput = ''
+        pointReader.stdout.on('data', (data: Buffer) => (pointOutput += data.toString()))
+        const pointReaderExited = new Promise((resolve) => pointReader.once('exit', resolve))
         await Promise.all(
           Array.from({ length: readers }, async () => {
             for (let round = 0; round < rounds; round++) {
@@ -209,10 +240,13 @@ async function wholeHistory(): Promise<void> {
             }
           })
         )
+        pointReader.stdin.end('stop')
+        await pointReaderExited
         clearInterval(sampler)
         peak = Math.max(peak, rssMiB(pid))
+        const pointReads = (JSON.parse(pointOutput) as number[]).sort((a, b) => a - b)
         ;(growth[name] ??= []).push(peak - before)
-        console.log(`run ${run} ${name}: RSS ${before.toFixed(0)} -> peak ${peak.toFixed(0)} MiB (growth ${(peak - before).toFixed(0)} MiB), ${(bytes / readers / rounds / 1024 / 1024).toFixed(1)} MiB per answer (${entries} entries), ${((performance.now() - started) / 1000).toFixed(1)} s`)
+        console.log(`run ${run} ${name}: RSS ${before.toFixed(0)} -> peak ${peak.toFixed(0)} MiB (growth ${(peak - before).toFixed(0)} MiB), ${(bytes / readers / rounds / 1024 / 1024).toFixed(1)} MiB per answer (${entries} entries), ${((performance.now() - started) / 1000).toFixed(1)} s; GET /book/1 meanwhile: ${pointReads.length} reads, p50 ${percentile(pointReads, 0.5).toFixed(1)} ms, max ${percentile(pointReads, 1).toFixed(1)} ms`)
       } finally {
         await target.stop()
       }

@@ -16,12 +16,12 @@ import {
   withHeaders
 } from '../../http/api-document/response-schemas.js'
 import { HISTORY_START, MAX_VERSION, type HistoryEntry } from '../../storage/contracts/book-history.js'
-import { LIST_PAGE_SIZE, type BookStore } from '../../storage/contracts/book-store.js'
+import type { BookStore } from '../../storage/contracts/book-store.js'
 import { changeContextOf } from './change-context.js'
 import { bookETag, ifMatchHolds } from './etag.js'
 import { IfMatchHeaders } from './schemas.js'
 import { QUERY_TEXT_PATTERN, limitParameter } from './list-query.js'
-import { bookJson, envelopeBody } from './list-stream.js'
+import { bookJson, envelopeBody, type PageReader } from './list-stream.js'
 import { bookNotFound } from './load-for-write.js'
 
 /** The query of `GET /book/{id}/history`: `limit` as on `GET /books`, `after` the opaque cursor of its `Link`. */
@@ -128,18 +128,28 @@ export function historyEntryJson(entry: HistoryEntry): string {
 }
 
 /**
- * Every entry of book `id`'s history from `before` on (newest first), read {@link LIST_PAGE_SIZE}
- * at a time as the reader takes them.
+ * Entries read per store call for a whole history (without `limit`): a page's JSON (~35 KiB for
+ * typical entries) stays under V8's large-object size (128 KiB), so the page and its text are
+ * short-lived young objects, made and dropped within the turn that reads them (the memory of 10
+ * readers at once: docs/benchmarks.md "History").
+ */
+export const HISTORY_STREAM_PAGE_SIZE = 200
+
+/**
+ * Reads book `id`'s history from `before` on (newest first), {@link HISTORY_STREAM_PAGE_SIZE}
+ * entries per call, as the answer takes them. A plain closure, not a generator: nothing keeps a
+ * page alive once it is handed out (`envelopeBody`).
  *
  * @throws {HttpError} 404 `Book not found` when the id has no history.
  */
-async function* historyEntries(books: BookStore, id: number, before: number): AsyncIterable<HistoryEntry> {
-  for (let start = before; ; ) {
-    const page = await books.history(id, start, LIST_PAGE_SIZE)
+function historyPages(books: BookStore, id: number, before: number): PageReader<HistoryEntry> {
+  let start: number | undefined = before
+  return async () => {
+    if (start === undefined) return undefined
+    const page = await books.history(id, start, HISTORY_STREAM_PAGE_SIZE)
     if (!page) throw bookNotFound()
-    yield* page.entries
-    if (page.next === undefined) return
     start = page.next
+    return page.entries
   }
 }
 
@@ -178,7 +188,7 @@ export function historyHandlers(books: BookStore) {
       }
       // Without `limit`, every entry, read a page at a time and streamed like GET /books: memory
       // stays at about a page whatever the history's length. No history at all: 404 before the 200.
-      const body = await envelopeBody(historyEntries(books, id, before), Messages.historyRetrieved, historyEntryJson)
+      const body = await envelopeBody(historyPages(books, id, before), Messages.historyRetrieved, historyEntryJson)
       // Bytes or a stream of the serialized envelope: sent as is, not serialized again.
       return reply.type(JSON_CONTENT_TYPE).send(body as never)
     },

@@ -89,8 +89,12 @@ async function readForBatch<T>(items: AsyncIterable<T>, waiters: Waiter[], keep:
   // The pieces sent so far, while the whole body may still be small enough to keep (and may be kept).
   let pieces: Buffer[] | undefined = keep === undefined ? undefined : []
   let piecesBytes = 0
-  const send = async (piece: string): Promise<boolean> => {
-    const chunk = Buffer.from(piece)
+  // Hands the text gathered so far to the streams as bytes and empties it, then resolves (with
+  // whether any stream is still open) when they can take more. Neither this function nor the loop
+  // below keeps the text across that wait: while an answer waits for its socket it holds bytes only.
+  const flush = (): Promise<boolean> => {
+    const chunk = Buffer.from(text)
+    text = ''
     if (pieces !== undefined) {
       piecesBytes += chunk.length
       if (piecesBytes <= MAX_KEPT_LIST_BYTES) pieces.push(chunk)
@@ -101,22 +105,22 @@ async function readForBatch<T>(items: AsyncIterable<T>, waiters: Waiter[], keep:
     // Readers that keep up never make a write wait (a local socket takes megabytes at once), and
     // the store's pages resolve as microtasks: without a turn of the event loop per piece, a long
     // list would be made whole before any other request (or connection) is served.
-    await (full.length > 0 ? Promise.all(full.map(writable)) : nextTurn())
-    return open.length > 0
+    return (full.length > 0 ? Promise.all(full.map(writable)) : nextTurn()).then(() => open.length > 0)
+  }
+  // Appends the next item's JSON to the text; false after the last item.
+  const append = async (): Promise<boolean> => {
+    const next = await iterator.next()
+    if (next.done) return false
+    text += ',' + format.json(next.value)
+    return true
   }
   try {
-    if (!(await send(text))) return void (await iterator.return?.())
-    text = ''
-    for (;;) {
-      const next = await iterator.next()
-      if (next.done) break
-      text += ',' + format.json(next.value)
-      if (text.length >= PIECE_CHARS) {
-        if (!(await send(text))) return void (await iterator.return?.())
-        text = ''
-      }
+    if (!(await flush())) return void (await iterator.return?.())
+    while (await append()) {
+      if (text.length >= PIECE_CHARS && !(await flush())) return void (await iterator.return?.())
     }
-    await send(text + TAIL)
+    text += TAIL
+    await flush()
     for (const stream of streams) stream.end()
     if (pieces !== undefined) keep?.(Buffer.concat(pieces, piecesBytes))
   } catch (error) {
@@ -139,16 +143,42 @@ export function listBody(books: AsyncIterable<Book>): Promise<ListBody> {
 }
 
 /**
- * The body of one answer whose `data` is the array of `items` (the envelope with `message`),
- * made as {@link listBody} makes a list's: one string when it fits in one piece, else streamed at
- * the pace of its reader, so memory stays at about a page whatever the number of items (a
- * book's whole history: docs/contract.md "History and restore").
+ * Reads the next page of an answer's items, in the answer's order: undefined after the last page
+ * (a page may be empty).
+ *
+ * @throws what the store throws; before the first page is read that becomes the error response (404, 503).
+ */
+export type PageReader<T> = () => Promise<readonly T[] | undefined>
+
+/**
+ * The body of one answer whose `data` is every item `readPage` gives (the envelope with
+ * `message`), made as {@link listBody} makes a list's: one string when it fits in one piece, else
+ * streamed at the pace of its reader (a book's whole history: docs/contract.md "History and
+ * restore"). Each page is serialized as soon as it is read, so while the answer waits for its
+ * socket it holds text and bytes only (at most one page's text and the stream's buffers), never
+ * the page's items: with many readers at once, no decoded page outlives the turn that read it.
  *
  * @param json one item as JSON, exactly as the route's response schema serializes it.
  * @returns the body; rejects (e.g. 404, 503) when the first piece cannot be read.
  */
-export function envelopeBody<T>(items: AsyncIterable<T>, message: string, json: (item: T) => string): Promise<ListBody> {
-  return streamedBody(items, { head: envelopeHead(200, message) + '[', json })
+export function envelopeBody<T>(readPage: PageReader<T>, message: string, json: (item: T) => string): Promise<ListBody> {
+  return streamedBody(pageTexts(readPage, json), { head: envelopeHead(200, message) + '[', json: (text) => text })
+}
+
+/**
+ * Each non-empty page of `readPage` as the JSON of its items joined by commas. A plain iterator,
+ * not a generator: a generator suspended at `yield` while the socket drains would keep its page
+ * (or its text) alive; this one keeps nothing between calls.
+ */
+function pageTexts<T>(readPage: PageReader<T>, json: (item: T) => string): AsyncIterable<string> {
+  const next = async (): Promise<IteratorResult<string, undefined>> => {
+    for (;;) {
+      const page = await readPage()
+      if (page === undefined) return { done: true, value: undefined }
+      if (page.length > 0) return { done: false, value: page.map(json).join(',') }
+    }
+  }
+  return { [Symbol.asyncIterator]: () => ({ next }) }
 }
 
 function streamedBody<T>(items: AsyncIterable<T>, format: ArrayText<T>): Promise<ListBody> {
