@@ -17,8 +17,9 @@ type Validator = ((...args: unknown[]) => unknown) & { errors?: unknown; schemaE
  * under that id, and Fastify looks a schema up by its id before compiling it again.
  *
  * A schema that fails to compile then fails its route's requests: Fastify answers them 500
- * (the error handler's envelope, the compile error in the log line), where before the start
- * failed; every route's schemas are exercised by the tests, so none ships that way.
+ * (the error handler's envelope, the compile error in the log line) instead of failing the start.
+ * In the tests such a schema shows as that 500 at the first request that reaches it; no test
+ * compiles every route's schemas at once.
  */
 export function compileOnFirstUse(ajv: Ajv): void {
   const compile = ajv.compile.bind(ajv)
