@@ -7,8 +7,8 @@
  * addon built for it, every started process, the command line, the HTTP stack; the PostgreSQL
  * tests (a JavaScript driver, the same SQL on every line), the browser tests (a browser of
  * their own) and the in-process HTTP suites (no socket) are skipped with their reason, as they run
- * on Node.js 24. Unset, everything runs
- * (`npm test`).
+ * on Node.js 24; a file holding nothing else is not loaded at all ({@link nodeLineLeftOutFiles}).
+ * Unset, everything runs (`npm test`).
  */
 export const fastScope = process.env.TEST_SCOPE === 'fast'
 
