@@ -8,7 +8,7 @@ type Validator = ((...args: unknown[]) => unknown) & { errors?: unknown; schemaE
  * (params, querystring, headers, body) are compiled the first time a request of that route is
  * validated, not at start-up. Compiling every route's schemas at start was the largest part of
  * the start's CPU time after loading the code, and most routes see no request for a long while
- * (docs/architecture.md "What a start loads").
+ * (docs/benchmarks.md "What a start loads").
  *
  * The validator Fastify gets behaves as Ajv's own: it is called with the same arguments (Fastify
  * passes the request as Ajv's parent data, so a validation may change the request's value), its

@@ -14,7 +14,7 @@ type Serializer = (payload: unknown) => string
  *
  * Each one is compiled on its first response, not at start-up: most of the ~170 response schemas
  * (every status of every route) are rarely or never answered, and compiling them all was a large
- * part of a start's CPU time (docs/architecture.md "What a start loads"). A schema that fails to
+ * part of a start's CPU time (docs/benchmarks.md "What a start loads"). A schema that fails to
  * compile then fails that response: Fastify answers 500 with the error in the log line.
  */
 export const serializerPerSchema: NonNullable<FastifyServerOptions['schemaController']> = {
