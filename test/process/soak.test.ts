@@ -98,7 +98,7 @@ test(`soak: ${SECONDS} s of mixed traffic at ${CONCURRENCY} connections, no erro
     }
   }
 
-  // One write first: the SQLite writer thread starts on the first write (docs/architecture.md "What a
+  // One write first: the SQLite writer thread starts on the first write (docs/benchmarks.md "What a
   // start loads") and keeps its files open, which is the service's serving state, not a leak.
   const warmUp = await call(201, '/book', { method: 'POST', headers: auth, body: JSON.stringify({ title: 'warm-up', author: 'A', year: 2000 }) })
   if (warmUp?.id !== undefined) await call(200, `/book/${warmUp.id}`, { method: 'DELETE', headers: auth })
