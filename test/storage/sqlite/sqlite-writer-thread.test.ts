@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { existsSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import Database from 'better-sqlite3'
@@ -57,7 +58,6 @@ test('a write whose statement fails is answered 500 alone; the rest of its batch
     const storage = await SqliteDatabase.open(join(directory, 'books.db'))
     const app = await buildTestApp({}, storage)
     // A title the schema accepts but a CHECK added behind the service's back refuses.
-    const { default: Database } = await import('better-sqlite3')
     const db = new Database(join(directory, 'books.db'))
     db.exec("CREATE TRIGGER refuse BEFORE INSERT ON books WHEN NEW.title = 'refused' BEGIN SELECT RAISE(ABORT, 'refused'); END")
     db.close()
@@ -113,7 +113,6 @@ test('a store that has not written yet (no writer thread): its file removed is n
 
     // Reopened with no write: nothing starts the writer thread; the main thread watches the files.
     const storage = await SqliteDatabase.open(path)
-    const { rmSync, existsSync } = await import('node:fs')
     rmSync(path)
     const deadline = Date.now() + 10_000
     while (!existsSync(path) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
