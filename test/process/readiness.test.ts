@@ -70,7 +70,7 @@ describe('a database file removed while the service runs (real process) [sqlite]
         assert.deepEqual(await titles(restarted), acknowledged)
         assert.equal(await ready(restarted), 200)
         const next = await post(restarted, 'four')
-        assert.equal(next.status, 201)
+        assert.equal(next.status, 201, restarted.stdout())
         assert.equal(next.body.data!.id, 4, 'no id is handed out twice')
       } finally {
         assert.equal(await restarted.stop(), 0)
