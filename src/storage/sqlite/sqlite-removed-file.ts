@@ -1,4 +1,4 @@
-import { linkSync, rmSync } from 'node:fs'
+import { existsSync, linkSync, rmSync } from 'node:fs'
 import type Database from 'better-sqlite3'
 import { createPrivateFile } from '../files.js'
 import type { FileChange } from './sqlite-file-identity.js'
@@ -13,10 +13,13 @@ import type { WriteError } from './sqlite-group-commit.js'
  *   `rm books.db-wal` loses nothing and leaves no stale log for the next start to replay;
  * - when the database file itself was removed, its contents (the ids' sequence included, so no id
  *   is handed out again) are written to a new file (`VACUUM INTO`) and linked at `path`, only if
- *   nothing is there yet (an existing file is never overwritten).
+ *   nothing is there yet (an existing file is never overwritten). The removed database's `-wal` and
+ *   `-shm` are removed from beside it first: this process's other connections still write to that
+ *   log (a login counter, the webhook dispatcher's lease), and SQLite replays a log it finds beside
+ *   a database file into it at the next start, which would corrupt the saved file with pages of the
+ *   removed one. While nothing is at `path`, they can belong to no other database.
  *
- * Nothing is written by the service to these files afterwards: its writes are refused until it is
- * restarted on the file at `path`.
+ * The service's writes are refused from then on, until it is restarted on the file at `path`.
  *
  * @returns what was done, in words, for the log line.
  */
@@ -29,6 +32,7 @@ export function keepCommittedData(db: Database.Database, path: string, change: F
     rmSync(copy, { force: true })
     createPrivateFile(copy) // VACUUM INTO fills an empty file, keeping its mode: 0600, as the hashes it holds need
     db.prepare('VACUUM INTO ?').run(copy)
+    if (!existsSync(path)) for (const stale of [`${path}-wal`, `${path}-shm`]) rmSync(stale, { force: true })
     try {
       linkSync(copy, path)
     } catch (error) {
