@@ -84,6 +84,29 @@ describe('a database file removed while the service runs (real process) [sqlite]
     })
   }
 
+  test('rm books.db, a second process started on the saved file, then the first one stopped: what the second one committed is kept', async () => {
+    const directory = temporaryDirectory()
+    directories.push(directory)
+    const first = await startServer({ dataDirectory: directory })
+    after(() => first.process.exitCode === null && first.process.signalCode === null && first.stop('SIGKILL'))
+    assert.equal((await post(first, 'one')).status, 201)
+    rmSync(join(directory, 'books.db'))
+    assert.equal((await post(first, 'refused')).status, 503) // the committed data is saved at books.db
+    const second = await startServer({ dataDirectory: directory })
+    after(() => second.process.exitCode === null && second.process.signalCode === null && second.stop('SIGKILL'))
+    assert.equal((await post(second, 'two')).status, 201)
+    // The first one's exit (its connections close on the removed database's files) leaves the
+    // second one's log at its path.
+    assert.equal(await first.stop(), 0)
+    assert.equal(await second.stop('SIGKILL'), 'SIGKILL')
+    const third = await startServer({ dataDirectory: directory })
+    try {
+      assert.deepEqual((await titles(third)).map((book) => book.title), ['one', 'two'])
+    } finally {
+      assert.equal(await third.stop(), 0)
+    }
+  })
+
   test('rm books.db-wal with no write after it: /readyz alone notices it and the data is kept', async () => {
     const directory = temporaryDirectory()
     directories.push(directory)
@@ -108,7 +131,7 @@ describe('a database file emptied while the service runs (real process) [sqlite]
     after(() => removeDirectory(directory))
     const first = await startServer({ dataDirectory: directory })
     assert.equal((await post(first, 'one')).status, 201)
-    assert.equal(await first.stop(), 0) // its log checkpointed into books.db and removed
+    assert.equal(await first.stop(), 0)
     const server = await startServer({ dataDirectory: directory })
     after(() => server.process.exitCode === null && server.process.signalCode === null && server.stop('SIGKILL'))
     assert.equal((await fetch(`${server.url}/book/1`, { headers: auth })).status, 200)
