@@ -373,7 +373,8 @@ class EndpointLoop {
     let dueAt = resumed?.nextAttemptAt ?? Date.now()
     this.waitingSince = Date.parse(change.changedAt)
     for (;;) {
-      await pause(dueAt - Date.now(), this.controller.signal)
+      // A first attempt is due at once: no timer, so a busy endpoint's next change is not held a turn of the event loop.
+      if (dueAt > Date.now()) await pause(dueAt - Date.now(), this.controller.signal)
       if (this.stopped) return 'stopped'
       attempt++
       const timestamp = Math.floor(Date.now() / 1000)

@@ -124,7 +124,7 @@ export class SqliteDatabase implements Database, BookStore {
     this.horizon = db.prepare<[], HorizonRow>(CHANGE_LOG_SQL.horizon)
     this.seenSeq = this.horizon.get()!.last_seq
     this.loginAttempts = new SqliteLoginAttempts(attemptsDb)
-    this.webhooks = sqliteWebhookStore(attemptsDb)
+    this.webhooks = sqliteWebhookStore(attemptsDb, writes)
     this.apiTokens = sqliteApiTokenStore(db, attemptsDb)
   }
 

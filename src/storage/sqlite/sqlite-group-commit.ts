@@ -24,6 +24,8 @@ export type WriteOp =
   | { op: 'delete'; id: number; context: ChangeContext }
   | { op: 'deleteIfVersion'; id: number; version: number; context: ChangeContext }
   | { op: 'restore'; id: number; version: number; expectedVersion?: number; context: ChangeContext }
+  /** Statements of another store committed with the batch (the webhook store's `record`): each one's rows. */
+  | { op: 'statements'; statements: readonly { sql: string; values: readonly unknown[] }[] }
 
 /** What a write gives back (see the store's method of the same name). */
 export type WriteResult =
@@ -36,6 +38,7 @@ export type WriteResult =
   | RestoreOutcome
   | BookWriteOutcome<{ book: VersionedBook }>
   | BookWriteOutcome
+  | unknown[][]
 
 /** What one write gave: its result, or the error it raised (its savepoint was rolled back). */
 export type WriteOutcome = { ok: true; value: WriteResult } | { ok: false; error: WriteError }
@@ -71,6 +74,16 @@ export function groupCommit(db: Database.Database): (batch: WriteOp[]) => WriteO
   const missingOrStale = (id: number): { status: 'missing' | 'stale' } => ({ status: statements.exists.get(id) ? 'stale' : 'missing' })
   const bookWritten = (book: VersionedBook | undefined) => (book === undefined ? undefined : { status: 'written' as const, book })
   const lastSeq = db.prepare<[], number>(SQLITE_CONTEXT_STATEMENTS.lastSeq).pluck()
+  // The `statements` writes' SQL, prepared once each (a store's handful of statements).
+  const preparedBySql = new Map<string, Database.Statement>()
+  const prepared = (sql: string): Database.Statement => {
+    let statement = preparedBySql.get(sql)
+    if (statement === undefined) {
+      statement = db.prepare(sql)
+      preparedBySql.set(sql, statement)
+    }
+    return statement
+  }
   const stamp = db.prepare(SQLITE_CONTEXT_STATEMENTS.stamp)
   // A book write stamps the change-log rows its triggers wrote with its context (`ChangeContext`):
   // the rows numbered above the highest number before it, in the same transaction (or savepoint).
@@ -111,6 +124,13 @@ export function groupCommit(db: Database.Database): (batch: WriteOp[]) => WriteO
         return statements.deleteIfVersion.run(write.id, write.version).changes > 0 ? { status: 'written' } : missingOrStale(write.id)
       case 'restore':
         return restore(statements, write)
+      case 'statements':
+        return write.statements.map(({ sql, values }) => {
+          const statement = prepared(sql)
+          if (statement.reader) return statement.all(...values)
+          statement.run(...values)
+          return []
+        })
     }
   }
   const insertGroup = groupedInsert(db)
