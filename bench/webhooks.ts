@@ -5,12 +5,17 @@
  * 1. Acknowledgement to delivery: WEBHOOK_BENCH_RATE (default 500) POST /book per second, open
  *    loop, for WEBHOOK_BENCH_SECONDS (10), with WEBHOOK_BENCH_ENDPOINTS (10) endpoints answering
  *    204 at once: for every (write, endpoint), the time from the 201 reaching the writer to the
- *    delivery reaching the receiver; p50, p99, max, and whether every delivery arrived.
+ *    delivery reaching the receiver; p50, p99, max, and whether every delivery arrived. Twice:
+ *    first on the service just started (`cold`: its code not yet optimized, its threads starting),
+ *    then after WEBHOOK_BENCH_WARMUP_SECONDS (3) more of the same load, delivered and not counted.
  * 2. The same again with one more endpoint that never answers (each attempt times out): the
  *    other endpoints' p99, as a ratio of step 1's.
  * 3. POST /book throughput (autocannon) with no endpoint and with the endpoints receiving, each on
  *    its own fresh service: WEBHOOK_BENCH_PAIRS (3) pairs back to back in alternating order; the
- *    figure is the median of the pairs' ratios.
+ *    figure is the median of the pairs' ratios. After each measurement the endpoints' backlog is
+ *    left to drain (the arrivals stop for a second), so no measurement runs beside the deliveries
+ *    of the one before; the rate it drains at (deliveries a second to the 10 endpoints, no write
+ *    coming in) is the dispatcher's throughput.
  *
  * Results are printed as JSON; docs/benchmarks.md "Webhooks" keeps the figures.
  */
@@ -27,6 +32,7 @@ const SECONDS = Number(process.env.WEBHOOK_BENCH_SECONDS ?? 10)
 const ENDPOINTS = Number(process.env.WEBHOOK_BENCH_ENDPOINTS ?? 10)
 const PAIRS = Number(process.env.WEBHOOK_BENCH_PAIRS ?? 3)
 const THROUGHPUT_SECONDS = Number(process.env.WEBHOOK_BENCH_THROUGHPUT_SECONDS ?? 3)
+const WARMUP_SECONDS = Number(process.env.WEBHOOK_BENCH_WARMUP_SECONDS ?? 3)
 const SECRET = 'webhook-benchmark-secret-0123456789abcdefghijklm'
 const AUTH = { authorization: `Bearer ${createSigner({ key: SECRET, algorithm: 'HS256' })({ sub: 'bench' })}` }
 const now = () => performance.timeOrigin + performance.now()
@@ -89,11 +95,20 @@ function percentile(sorted: number[], p: number): number {
   return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
 }
 
-/** Writes at RATE per second for SECONDS (open loop), then waits for the deliveries; the latencies of `paths`. */
-async function latencyRun(target: Target, receivers: Awaited<ReturnType<typeof startReceivers>>, paths: string[]) {
+/** Waits until no delivery has arrived for a second (the backlog drained), at most `limitMs`. */
+async function quiet(receivers: Awaited<ReturnType<typeof startReceivers>>, limitMs = 120_000): Promise<void> {
+  const deadline = now() + limitMs
+  for (let seen = -1; receivers.arrivals.size !== seen && now() < deadline; ) {
+    seen = receivers.arrivals.size
+    await new Promise((resolve) => setTimeout(resolve, 1000))
+  }
+}
+
+/** Writes at RATE per second for `seconds` (open loop), then waits for the deliveries; the latencies of `paths`. */
+async function latencyRun(target: Target, receivers: Awaited<ReturnType<typeof startReceivers>>, paths: string[], seconds = SECONDS) {
   receivers.arrivals.clear()
   const acks = new Map<number, number>()
-  const total = RATE * SECONDS
+  const total = Math.round(RATE * seconds)
   const start = now()
   let failures = 0
   const writes: Promise<void>[] = []
@@ -145,6 +160,10 @@ async function main() {
     try {
       for (const path of paths) await addEndpoint(service, receivers.url + path)
       await new Promise((resolve) => setTimeout(resolve, 1500)) // the dispatcher takes its lease and reads the endpoints
+      const cold = await latencyRun(service, receivers, paths)
+      result.ack_to_delivery_cold = cold
+      console.error(JSON.stringify({ ack_to_delivery_cold: cold }))
+      if (WARMUP_SECONDS > 0) await latencyRun(service, receivers, paths, WARMUP_SECONDS)
       const healthy = await latencyRun(service, receivers, paths)
       result.ack_to_delivery = healthy
       console.error(JSON.stringify({ ack_to_delivery: healthy }))
@@ -166,17 +185,30 @@ async function main() {
         headers: AUTH, connections: 16, duration: THROUGHPUT_SECONDS, warmup: 1
       }
       const ratios: number[] = []
+      const drainRates: number[] = []
       const rps: Record<string, number[]> = { none: [], with_endpoints: [] }
       for (let pair = 0; pair < PAIRS; pair++) {
         const order = pair % 2 === 0 ? [none, busy] : [busy, none]
         const measured = new Map<Target, number>()
-        for (const target of order) measured.set(target, (await measure(target, load)).rps)
+        for (const target of order) {
+          measured.set(target, (await measure(target, load)).rps)
+          if (target !== busy) continue
+          // The backlog's deliveries with no write coming in: the rate the dispatcher sends at.
+          const drainFrom = { at: now(), count: receivers.arrivals.size }
+          await quiet(receivers)
+          let last = drainFrom.at
+          for (const at of receivers.arrivals.values()) last = Math.max(last, at)
+          const drained = receivers.arrivals.size - drainFrom.count
+          if (drained > 0 && last > drainFrom.at) drainRates.push(round(drained / ((last - drainFrom.at) / 1000), 0))
+        }
         rps.none!.push(measured.get(none)!)
         rps.with_endpoints!.push(measured.get(busy)!)
         ratios.push(round(measured.get(busy)! / measured.get(none)!, 3))
       }
       ratios.sort((a, b) => a - b)
       result.post_book_throughput = { ...rps, pair_ratios: ratios, with_vs_none_median: ratios[Math.floor(ratios.length / 2)] }
+      drainRates.sort((a, b) => a - b)
+      result.backlog_deliveries_per_s = { runs: drainRates, median: drainRates[Math.floor(drainRates.length / 2)] }
     } finally {
       await Promise.all([none.stop(), busy.stop()])
     }

@@ -4,8 +4,8 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { BookChange, ChangeLog } from '../storage/contracts/change-log.js'
 import type { DeliveryOutcome, DeliveryRecord, EndpointSeq, WebhookEndpoint, WebhookStore } from '../storage/contracts/webhook-store.js'
 import { EVENT_TYPES, messageBody, webhookIdOf } from './message.js'
-import { endpointAgents, sendAttempt } from './sender.js'
-import { signatureHeader } from './signature.js'
+import { SenderThread, type SendingRun } from './sender-client.js'
+import type { SentAttempt } from './sender-thread.js'
 
 /** How the dispatcher runs (settings `WEBHOOK_*`). */
 export interface DispatcherOptions {
@@ -85,6 +85,8 @@ export class WebhookDispatcher {
   private stopListening: (() => void) | undefined
   private readonly recorder: OutcomeRecorder
   private readonly reader: SharedChangeReader
+  /** Where the attempts are sent from: off the event loop that answers requests. */
+  private readonly sender = new SenderThread()
   private head = 0
   private syncing: Promise<void> | undefined
 
@@ -126,8 +128,11 @@ export class WebhookDispatcher {
     clearInterval(this.leaseTimer)
     clearInterval(this.syncTimer)
     this.stopListening?.()
+    // A reading of the endpoints in progress ends first, so it cannot start a loop after these stop.
+    await this.syncing
     await Promise.all([...this.loops.values()].map((loop) => loop.stop()))
     this.loops.clear()
+    await this.sender.close()
     await this.recorder.flush()
     if (this.leaseUntil > 0) await this.webhooks.releaseLease(this.holder).catch(() => {})
   }
@@ -192,12 +197,13 @@ export class WebhookDispatcher {
             // Edited or rotated: the loop goes on from where it is with the new settings (its last
             // successes may not be recorded yet, and an attempt in flight finishes), so nothing is
             // sent twice.
-            loop.endpoint = current
+            loop.edit(current)
           }
         }
         for (const endpoint of enabled.values()) {
+          if (!this.leading || this.closed) return
           if (this.loops.has(endpoint.id)) continue
-          const loop = new EndpointLoop(endpoint, this.webhooks, this.reader, this.recorder, this.options, this.counters)
+          const loop = new EndpointLoop(endpoint, this.webhooks, this.reader, this.recorder, this.sender, this.options, this.counters)
           this.loops.set(endpoint.id, loop)
           loop.start()
         }
@@ -275,10 +281,15 @@ class OutcomeRecorder {
   }
 }
 
-/** The changes sent to one endpoint, one at a time, in order. */
+/**
+ * The changes sent to one endpoint, one at a time, in order: the changes read together go to the
+ * sender thread as one run (sender-thread.ts), which stops at the first failure; that change is
+ * then retried on the schedule here before the next is sent.
+ */
 class EndpointLoop {
   private readonly controller = new AbortController()
-  private readonly agents = endpointAgents()
+  /** The run the sender thread is sending, if any. */
+  private sending: SendingRun | undefined
   private seq: number
   private wakeUp: (() => void) | undefined
   private running: Promise<void> = Promise.resolve()
@@ -291,6 +302,7 @@ class EndpointLoop {
     private readonly webhooks: WebhookStore,
     private readonly changes: Pick<ChangeLog, 'changesAfter'>,
     private readonly recorder: OutcomeRecorder,
+    private readonly sender: SenderThread,
     private readonly options: DispatcherOptions,
     private readonly counters: DeliveryCounters
   ) {
@@ -299,6 +311,15 @@ class EndpointLoop {
 
   start(): void {
     this.running = this.run()
+  }
+
+  /**
+   * Gives the loop the endpoint's new settings (edited or rotated): the run in flight ends after
+   * its attempt in flight, and the next run uses them.
+   */
+  edit(endpoint: WebhookEndpoint): void {
+    this.endpoint = endpoint
+    this.sending?.finish()
   }
 
   wake(): void {
@@ -316,8 +337,7 @@ class EndpointLoop {
   async stop(): Promise<void> {
     this.controller.abort()
     await this.running
-    this.agents.http.destroy()
-    this.agents.https.destroy()
+    this.sender.release(this.endpoint.id)
   }
 
   private get stopped(): boolean {
@@ -346,14 +366,27 @@ class EndpointLoop {
             await pause(IDLE_POLL_MS, this.controller.signal, (resolve) => (this.wakeUp = resolve))
             continue
           }
+          const wanted = new Set(batch.filter((change) => this.endpoint.events.includes(change.operation)))
+          const first = batch.find((change) => wanted.has(change))
+          this.waitingSince = first === undefined ? undefined : Date.parse(first.changedAt)
+          const attempts = wanted.size > 0 ? await this.sendRun([...wanted]) : []
+          let sent = 0
           for (const change of batch) {
-            if (this.stopped) return
-            if (!this.endpoint.events.includes(change.operation)) {
+            if (!wanted.has(change)) {
               this.seq = change.seq
               this.recorder.add(undefined, this.endpoint, change.seq)
               continue
             }
-            if ((await this.deliver(change)) !== 'done') return
+            const attempt = attempts[sent++]
+            // The run ended early (the settings changed): the rest is read and sent again.
+            if (attempt === undefined) break
+            if (attempt.ok) {
+              this.succeeded(change, attempt, 1)
+              continue
+            }
+            if (this.stopped) return
+            if ((await this.deliver(change, undefined, attempt)) !== 'done') return
+            break
           }
         }
       } catch (error) {
@@ -363,39 +396,61 @@ class EndpointLoop {
     }
   }
 
-  /** Every attempt of one change until it succeeds, is given up (the endpoint disabled) or the loop stops. */
-  private async deliver(change: BookChange, resumed?: DeliveryRecord): Promise<'done' | 'disabled' | 'stopped'> {
+  /** Sends `changes` (in order) as one run on the sender thread; its attempts, up to the first failure. */
+  private async sendRun(changes: readonly BookChange[]): Promise<readonly SentAttempt[]> {
+    const { id, url } = this.endpoint
+    const messages = changes.map((change) => ({ webhookId: webhookIdOf(id, change.seq), body: messageBody(change) }))
+    const run = this.sender.send(
+      { endpointId: id, url, secrets: this.secrets(), timeoutMs: this.options.timeoutMs, allowPrivate: this.options.allowPrivate, messages },
+      this.controller.signal
+    )
+    this.sending = run
+    try {
+      return await run.attempts
+    } finally {
+      this.sending = undefined
+    }
+  }
+
+  /** Counts and records a change's successful `attempt` (its `number`th), and moves past it. */
+  private succeeded(change: BookChange, attempt: SentAttempt, number: number, rowId?: number): void {
+    this.counters.succeeded++
     const webhookId = webhookIdOf(this.endpoint.id, change.seq)
-    const body = messageBody(change)
+    this.recorder.add(
+      { endpointId: this.endpoint.id, seq: change.seq, event: EVENT_TYPES[change.operation], webhookId, attempt: number, httpStatus: attempt.httpStatus, error: null, at: attempt.at, id: rowId, status: 'succeeded', nextAttemptAt: null },
+      this.endpoint,
+      change.seq
+    )
+    this.seq = change.seq
+  }
+
+  /**
+   * Every attempt of one change until it succeeds, is given up (the endpoint disabled) or the loop
+   * stops; `resumed` is its pending delivery after a restart, `failed` the first attempt when a
+   * run already sent it.
+   */
+  private async deliver(change: BookChange, resumed?: DeliveryRecord, failed?: SentAttempt): Promise<'done' | 'disabled' | 'stopped'> {
+    const webhookId = webhookIdOf(this.endpoint.id, change.seq)
     const event = EVENT_TYPES[change.operation]
     let rowId = resumed?.id
     let attempt = resumed?.attempt ?? 0
     let dueAt = resumed?.nextAttemptAt ?? Date.now()
     this.waitingSince = Date.parse(change.changedAt)
     for (;;) {
-      // A first attempt is due at once: no timer, so a busy endpoint's next change is not held a turn of the event loop.
-      if (dueAt > Date.now()) await pause(dueAt - Date.now(), this.controller.signal)
-      if (this.stopped) return 'stopped'
+      let outcome = failed
+      failed = undefined
+      if (outcome === undefined) {
+        // A first attempt is due at once: no timer, so a busy endpoint's next change is not held a turn of the event loop.
+        if (dueAt > Date.now()) await pause(dueAt - Date.now(), this.controller.signal)
+        if (this.stopped) return 'stopped'
+        ;[outcome] = await this.sendRun([change])
+        if (outcome === undefined) continue // ended before it started (the settings changed): sent again with the new ones
+      }
       attempt++
-      const timestamp = Math.floor(Date.now() / 1000)
-      const outcome = await sendAttempt(
-        this.endpoint.url,
-        {
-          'content-type': 'application/json',
-          'webhook-id': webhookId,
-          'webhook-timestamp': String(timestamp),
-          'webhook-signature': signatureHeader(this.secrets(), webhookId, timestamp, body),
-          'user-agent': 'book-service-webhooks'
-        },
-        body,
-        { timeoutMs: this.options.timeoutMs, allowPrivate: this.options.allowPrivate, agents: this.agents, signal: this.controller.signal }
-      )
       if (this.stopped && !outcome.ok) return 'stopped'
-      const base = { endpointId: this.endpoint.id, seq: change.seq, event, webhookId, attempt, httpStatus: outcome.httpStatus, error: outcome.error, at: Date.now() }
+      const base = { endpointId: this.endpoint.id, seq: change.seq, event, webhookId, attempt, httpStatus: outcome.httpStatus, error: outcome.error, at: outcome.at }
       if (outcome.ok) {
-        this.counters.succeeded++
-        this.recorder.add({ ...base, id: rowId, status: 'succeeded', nextAttemptAt: null }, this.endpoint, change.seq)
-        this.seq = change.seq
+        this.succeeded(change, outcome, attempt, rowId)
         return 'done'
       }
       const gone = outcome.httpStatus === 410

@@ -184,6 +184,38 @@ describeEachEngine('webhooks', ({ app }) => {
     await app().inject({ method: 'DELETE', url: `/webhooks/${created.id}`, headers: admin })
   })
 
+  test('a URL changed while a backlog is being sent: the rest goes to the new URL, in order, each change once', async () => {
+    receiver.received.length = 0
+    // A slow receiver, so the backlog is still being sent (one run of the sender thread) when the URL changes.
+    receiver.respond = () => ({ status: 204, delayMs: 30 })
+    const moved = await startReceiver()
+    let id: string | undefined
+    try {
+      const created = (await addWebhook(app(), { url: receiver.url, events: ['created'] })).json().data
+      id = created.id as string
+      receiver.secrets = [created.secret]
+      moved.secrets = [created.secret]
+      const count = 40
+      for (let index = 0; index < count; index++) await createBook(app())
+      await receiver.waitFor((received) => received.length >= 5)
+      const edited = await app().inject({ method: 'PUT', url: `/webhooks/${id}`, headers: admin, payload: { url: moved.url } })
+      assert.equal(edited.statusCode, 200)
+      const atEdit = receiver.received.length
+      await moved.waitFor(() => deliveredSeqs(receiver.received).length + deliveredSeqs(moved.received).length >= count)
+      const seqs = [...deliveredSeqs(receiver.received), ...deliveredSeqs(moved.received)]
+      assert.equal(seqs.length, count, 'each change once')
+      assert.deepEqual(seqs, [...seqs].sort((a, b) => a - b), 'in order across the two URLs')
+      // The attempt in flight at the edit ends at the old URL (and at most one started before the
+      // dispatcher read the change); the rest of the run is not sent there.
+      assert.ok(receiver.received.length - atEdit <= 2, `the old URL got ${receiver.received.length - atEdit} deliveries after the edit`)
+      assert.ok(moved.received.length >= count - atEdit - 2, 'the new URL got the rest')
+    } finally {
+      if (id !== undefined) await app().inject({ method: 'DELETE', url: `/webhooks/${id}`, headers: admin })
+      await moved.close()
+      receiver.respond = () => ({ status: 204 })
+    }
+  })
+
   test('an endpoint that never answers does not delay another', async () => {
     receiver.received.length = 0
     receiver.respond = () => ({ status: 204 })

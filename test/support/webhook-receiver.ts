@@ -17,8 +17,11 @@ export interface WebhookReceiver {
   received: ReceivedWebhook[]
   /** The secrets it verifies with (any one verifying is enough). */
   secrets: string[]
-  /** What it answers to each request: a status and headers (default 204); the request's index is given. */
-  respond: (index: number, request: ReceivedWebhook) => { status: number; headers?: Record<string, string> } | 'hang'
+  /**
+   * What it answers to each request: a status and headers (default 204), after `delayMs` (a slow
+   * receiver), or never ('hang'); the request's index is given.
+   */
+  respond: (index: number, request: ReceivedWebhook) => { status: number; headers?: Record<string, string>; delayMs?: number } | 'hang'
   /** Resolves once `predicate` holds over what was received (polled), or rejects after `timeoutMs`. */
   waitFor(predicate: (received: ReceivedWebhook[]) => boolean, timeoutMs?: number): Promise<void>
   close(): Promise<void>
@@ -66,7 +69,8 @@ export async function startReceiver(path = '/hooks'): Promise<WebhookReceiver> {
         return
       }
       entry.status = answer.status
-      response.writeHead(answer.status, answer.headers).end()
+      if (answer.delayMs === undefined) response.writeHead(answer.status, answer.headers).end()
+      else setTimeout(() => response.writeHead(answer.status, answer.headers).end(), answer.delayMs)
     })
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
