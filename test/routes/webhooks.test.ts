@@ -187,7 +187,7 @@ describeEachEngine('webhooks', ({ app }) => {
   test('a URL changed while a backlog is being sent: the rest goes to the new URL, in order, each change once', async () => {
     receiver.received.length = 0
     // A slow receiver, so the backlog is still being sent (one run of the sender thread) when the URL changes.
-    receiver.respond = () => ({ status: 204, delayMs: 30 })
+    receiver.respond = () => ({ status: 204, delayMs: 100 })
     const moved = await startReceiver()
     let id: string | undefined
     try {
@@ -205,10 +205,10 @@ describeEachEngine('webhooks', ({ app }) => {
       const seqs = [...deliveredSeqs(receiver.received), ...deliveredSeqs(moved.received)]
       assert.equal(seqs.length, count, 'each change once')
       assert.deepEqual(seqs, [...seqs].sort((a, b) => a - b), 'in order across the two URLs')
-      // The attempt in flight at the edit ends at the old URL (and at most one started before the
-      // dispatcher read the change); the rest of the run is not sent there.
-      assert.ok(receiver.received.length - atEdit <= 2, `the old URL got ${receiver.received.length - atEdit} deliveries after the edit`)
-      assert.ok(moved.received.length >= count - atEdit - 2, 'the new URL got the rest')
+      // The attempt in flight at the edit ends at the old URL, and a few may start there before the
+      // dispatcher has read the change (each takes 100 ms); the rest of the run is not sent there.
+      assert.ok(receiver.received.length - atEdit <= 3, `the old URL got ${receiver.received.length - atEdit} deliveries after the edit`)
+      assert.ok(moved.received.length >= count - atEdit - 3, 'the new URL got the rest')
     } finally {
       if (id !== undefined) await app().inject({ method: 'DELETE', url: `/webhooks/${id}`, headers: admin })
       await moved.close()
