@@ -8,7 +8,7 @@
  * and stops at the first failure; so an endpoint's deliveries follow each other at the speed of
  * its answers, without a round trip through the main thread between two of them.
  *
- * It runs at a lower scheduling priority than the rest of the process (nice
+ * On Linux it runs at a lower scheduling priority than the rest of the process (nice
  * {@link SENDER_NICE}, this thread only): when the machine has no CPU to spare, requests are
  * answered first and deliveries wait; otherwise the thread takes what is idle.
  *
@@ -54,10 +54,14 @@ export interface SenderReply {
   readonly attempts: readonly SentAttempt[]
 }
 
-try {
-  setPriority(SENDER_NICE)
-} catch {
-  // Not allowed here (some sandboxes): the deliveries then share the CPU evenly with requests.
+// Linux gives each thread its own nice value, and `setPriority` without a pid sets the calling
+// thread's there; elsewhere (macOS) it would lower the whole process, requests included.
+if (process.platform === 'linux') {
+  try {
+    setPriority(SENDER_NICE)
+  } catch {
+    // Not allowed here (some sandboxes): the deliveries then share the CPU evenly with requests.
+  }
 }
 
 const agents = new Map<string, ReturnType<typeof endpointAgents>>()
