@@ -1,5 +1,5 @@
 /**
- * `npm run bench:compare -- <git ref> [--only <scenarios>] [--rounds n] [--seconds s] [--levels warn,info]`:
+ * `npm run bench:compare -- <git ref> [--only <scenarios>] [--rounds n] [--seconds s] [--levels warn,info] [--this-node-options '<flags>']`:
  * this checkout's build against the build of another commit, both started side by side on
  * 127.0.0.1 and measured in turn in one run, so a change's cost shows as a ratio that survives a
  * shared, noisy machine (docs/benchmarks.md "Comparing two builds").
@@ -20,6 +20,9 @@
  *   milliseconds (below 1 is faster), and the CPU time the process had used by then, which a
  *   loaded machine inflates far less than the wall time;
  * - `idle-rss`: resident set size 1 s after the port accepts a connection, before any request.
+ *
+ * `--this-node-options` gives Node.js flags to this build's processes only (space-separated, e.g.
+ * `--max-semi-space-size=16`): against the ref `HEAD`, it measures a runtime setting on the same code.
  *
  * Every scenario runs `--rounds` (default 5, at least 5) rounds; the order of the two builds
  * alternates each round. Printed per scenario: each build's median, the median of the per-round
@@ -49,10 +52,11 @@ const { values: flags, positionals } = parseArgs({
     only: { type: 'string' },
     rounds: { type: 'string', default: '5' },
     seconds: { type: 'string', default: '3' },
-    levels: { type: 'string', default: 'warn,info' }
+    levels: { type: 'string', default: 'warn,info' },
+    'this-node-options': { type: 'string', default: '' }
   }
 })
-const usage = 'usage: npm run bench:compare -- <git ref> [--only post,get,list,cold-start,idle-rss] [--rounds n] [--seconds s] [--levels warn,info]'
+const usage = "usage: npm run bench:compare -- <git ref> [--only post,get,list,cold-start,idle-rss] [--rounds n] [--seconds s] [--levels warn,info] [--this-node-options '<flags>']"
 if (positionals.length !== 1) throw new Error(usage)
 const chosen = (flags.only ?? SCENARIOS.join(',')).split(',').map((name) => name.trim()) as Scenario[]
 for (const name of chosen) {
@@ -66,6 +70,8 @@ const levels = flags.levels.split(',').map((level) => level.trim())
 interface Build {
   label: string
   entry: string
+  /** Node.js flags its processes are started with. */
+  nodeOptions: string[]
 }
 
 const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim()
@@ -91,7 +97,7 @@ function refBuild(ref: string): Build {
     execFileSync('npm', ['run', 'build'], { cwd: partial, env, stdio: 'inherit' })
     renameSync(partial, folder)
   }
-  return { label: `${ref} (${sha.slice(0, 7)})`, entry: join(folder, 'dist', 'start.js') }
+  return { label: `${ref} (${sha.slice(0, 7)})`, entry: join(folder, 'dist', 'start.js'), nodeOptions: [] }
 }
 
 /** The middle value of `values` (the mean of the two middle ones for an even count). */
@@ -154,7 +160,7 @@ async function wrk(target: Target, script: string, duration: number): Promise<{ 
 /** Starts `build` on `database` at `level`, its log in `directory`. */
 function start(build: Build, directory: string, database: string, level: string, ready?: 'first-read'): Promise<Target> {
   return startService({
-    name: build.label, entry: build.entry, directory, databaseUrl: database, secret: SECRET,
+    name: build.label, entry: build.entry, nodeOptions: build.nodeOptions, directory, databaseUrl: database, secret: SECRET,
     env: { LOG_LEVEL: level },
     ...(ready === 'first-read' ? { readyPath: '/book/1', readyHeaders: auth } : {})
   })
@@ -163,7 +169,7 @@ function start(build: Build, directory: string, database: string, level: string,
 /** Resident set size (bytes) of `build` 1 s after its port first accepts a connection, before any request. */
 async function idleResident(build: Build, directory: string, database: string, level: string): Promise<number> {
   const port = await freePort()
-  const child = spawn(process.execPath, [build.entry], {
+  const child = spawn(process.execPath, [...build.nodeOptions, build.entry], {
     env: {
       PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), DATABASE_URL: database,
       SECRET_TOKEN: SECRET, AUTH_PASSWORD: 'bench-password', LOG_LEVEL: level
@@ -206,7 +212,12 @@ interface Result {
 async function main(): Promise<void> {
   const reference = refBuild(positionals[0]!)
   const dirty = git('status', '--porcelain', '--untracked-files=no') !== ''
-  const mine: Build = { label: `this (${git('rev-parse', '--short', 'HEAD')}${dirty ? '+changes' : ''})`, entry: SERVER_ENTRY }
+  const nodeOptions = flags['this-node-options'].split(' ').filter(Boolean)
+  const mine: Build = {
+    label: `this (${git('rev-parse', '--short', 'HEAD')}${dirty ? '+changes' : ''}${nodeOptions.length > 0 ? ` ${nodeOptions.join(' ')}` : ''})`,
+    entry: SERVER_ENTRY,
+    nodeOptions
+  }
   const builds = [mine, reference]
   const directory = mkdtempSync(join(tmpdir(), 'book-compare-'))
   const databases = new Map<Build, { folder: string; database: string }>()
