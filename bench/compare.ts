@@ -1,5 +1,5 @@
 /**
- * `npm run bench:compare -- <git ref> [--only <scenarios>] [--rounds n] [--seconds s] [--levels warn,info] [--this-node-options '<flags>']`:
+ * `npm run bench:compare -- <git ref> [--only <scenarios>] [--rounds n] [--seconds s] [--levels warn,info] [--this-node-options='<flags>']`:
  * this checkout's build against the build of another commit, both started side by side on
  * 127.0.0.1 and measured in turn in one run, so a change's cost shows as a ratio that survives a
  * shared, noisy machine (docs/benchmarks.md "Comparing two builds").
@@ -21,8 +21,10 @@
  *   loaded machine inflates far less than the wall time;
  * - `idle-rss`: resident set size 1 s after the port accepts a connection, before any request.
  *
- * `--this-node-options` gives Node.js flags to this build's processes only (space-separated, e.g.
- * `--max-semi-space-size=16`): against the ref `HEAD`, it measures a runtime setting on the same code.
+ * `--this-node-options=<flags>` gives Node.js flags to this build's processes only (space-separated,
+ * e.g. `--this-node-options=--max-semi-space-size=16`; with `=`, as Node's argument parser takes no
+ * separate value that starts with `-`): against the ref `HEAD`, it measures a runtime setting on
+ * the same code.
  *
  * Every scenario runs `--rounds` (default 5, at least 5) rounds; the order of the two builds
  * alternates each round. Printed per scenario: each build's median, the median of the per-round
@@ -56,7 +58,7 @@ const { values: flags, positionals } = parseArgs({
     'this-node-options': { type: 'string', default: '' }
   }
 })
-const usage = "usage: npm run bench:compare -- <git ref> [--only post,get,list,cold-start,idle-rss] [--rounds n] [--seconds s] [--levels warn,info] [--this-node-options '<flags>']"
+const usage = "usage: npm run bench:compare -- <git ref> [--only post,get,list,cold-start,idle-rss] [--rounds n] [--seconds s] [--levels warn,info] [--this-node-options='<flags>']"
 if (positionals.length !== 1) throw new Error(usage)
 const chosen = (flags.only ?? SCENARIOS.join(',')).split(',').map((name) => name.trim()) as Scenario[]
 for (const name of chosen) {
