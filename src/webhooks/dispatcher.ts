@@ -189,8 +189,10 @@ export class WebhookDispatcher {
         const enabled = new Map(endpoints.filter((endpoint) => endpoint.enabled).map((endpoint) => [endpoint.id, endpoint]))
         for (const [id, loop] of this.loops) {
           const current = enabled.get(id)
-          if (current === undefined || current.replays !== loop.endpoint.replays) {
-            // Disabled, removed or replayed: a replay starts again from its `seq`.
+          if (current === undefined || current.replays !== loop.endpoint.replays || loop.ended) {
+            // Disabled, removed or replayed: a replay starts again from its `seq`. A loop that
+            // disabled its endpoint itself (410, schedule run through) has ended: when an admin
+            // enabled it again before this reading, a new loop starts from the recorded `seq`.
             this.loops.delete(id)
             await loop.stop()
           } else if (current.revision !== loop.endpoint.revision) {
@@ -288,6 +290,8 @@ class OutcomeRecorder {
  */
 class EndpointLoop {
   private readonly controller = new AbortController()
+  /** True once the loop has returned: stopped, or its endpoint disabled by a delivery given up. */
+  ended = false
   /** The run the sender thread is sending, if any. */
   private sending: SendingRun | undefined
   private seq: number
@@ -310,7 +314,7 @@ class EndpointLoop {
   }
 
   start(): void {
-    this.running = this.run()
+    this.running = this.run().finally(() => (this.ended = true))
   }
 
   /**

@@ -241,6 +241,36 @@ describeEachEngine('webhooks', ({ app }) => {
     }
   })
 
+  test('an endpoint disabled by a 410 and enabled again at once receives the next change', async () => {
+    receiver.received.length = 0
+    receiver.respond = () => ({ status: 410 })
+    const created = (await addWebhook(app(), { url: receiver.url, events: ['created'] })).json().data
+    const id = created.id as string
+    receiver.secrets = [created.secret]
+    try {
+      await createBook(app())
+      await receiver.waitFor((received) => received.some((entry) => entry.status === 410))
+      for (let tries = 0; ; tries++) {
+        const endpoint = (await app().inject({ method: 'GET', url: `/webhooks/${id}`, headers: admin })).json().data
+        if (endpoint.enabled === false) {
+          assert.match(endpoint.disabled_reason, /410/)
+          break
+        }
+        assert.ok(tries < 1000, 'the 410 disables the endpoint')
+        await new Promise((resolve) => setTimeout(resolve, 10))
+      }
+      // Enabled in the same second: before the dispatcher's own reading of the endpoints.
+      receiver.respond = () => ({ status: 204 })
+      const enabled = await app().inject({ method: 'PUT', url: `/webhooks/${id}`, headers: admin, payload: { enabled: true } })
+      assert.equal(enabled.json().data.enabled, true)
+      await createBook(app())
+      await receiver.waitFor((received) => deliveredSeqs(received).length === 1, 10_000)
+    } finally {
+      await app().inject({ method: 'DELETE', url: `/webhooks/${id}`, headers: admin })
+      receiver.respond = () => ({ status: 204 })
+    }
+  })
+
   test('rotation: both secrets sign during the overlap', async () => {
     receiver.received.length = 0
     const created = (await addWebhook(app(), { url: receiver.url, events: ['created'] })).json().data
