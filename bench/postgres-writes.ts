@@ -29,6 +29,13 @@ export interface WriteResult {
   errors: number
 }
 
+/** The end of a wrk Lua script: one `RESULT requests duration-µs p99-µs errors` line, read by {@link wrk}. */
+export const WRK_RESULT_LUA = `done = function(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format("RESULT %d %d %d %d\\n", summary.requests, summary.duration, latency:percentile(99), e.status + e.connect + e.read + e.write + e.timeout))
+end
+`
+
 /** A wrk Lua script sending `method` requests (PUT to a random book of 1..BOOKS). */
 function wrkScript(directory: string, method: 'PUT' | 'POST', token: string | undefined): string {
   const file = join(directory, `wrk-${method}-${token ? 'auth' : 'plain'}.lua`)
@@ -41,16 +48,12 @@ request = function()
   end
   return wrk.format("POST", "/book", nil, '{"title":"A new book","author":"Someone","year":2001}')
 end
-done = function(summary, latency, requests)
-  local e = summary.errors
-  io.write(string.format("RESULT %d %d %d %d\\n", summary.requests, summary.duration, latency:percentile(99), e.status + e.connect + e.read + e.write + e.timeout))
-end
-`)
+${WRK_RESULT_LUA}`)
   return file
 }
 
-/** Runs wrk on `url` for `seconds`; requests per second, p99 and errors. */
-async function wrk(url: string, script: string, seconds: number): Promise<WriteResult> {
+/** Runs wrk (`-t1 -c50`) on `url` for `seconds` with `script` (ending in {@link WRK_RESULT_LUA}); requests per second, p99 (ms) and errors. */
+export async function wrk(url: string, script: string, seconds: number): Promise<WriteResult> {
   const { stdout } = await run('wrk', ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '-s', script, url], { maxBuffer: 1 << 20 })
   const [requests, durationUs, p99Us, errors] = /RESULT (\d+) (\d+) (\d+) (\d+)/.exec(stdout)!.slice(1).map(Number) as [number, number, number, number]
   return { scenario: '', rps: Math.round(requests / (durationUs / 1e6)), p99_ms: Math.round(p99Us / 100) / 10, errors }

@@ -69,6 +69,18 @@ export const settings = {
     accepts: 'a SQLite file path or a postgres:// URL',
     description: 'Where books are stored: a SQLite file (folder created) or a PostgreSQL URL.'
   },
+  DATABASE_DIRECT_URL: {
+    schema: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+    accepts: 'a postgres:// URL',
+    description:
+      'PostgreSQL only: a direct connection (not through a transaction-mode pooler such as PgBouncer) for what needs a session: migrations, the change log\'s numbering and listener, and the command line. When set, DATABASE_URL is taken to be such a pooler. See docs/several-instances.md "Behind PgBouncer".'
+  },
+  DATABASE_NAMED_STATEMENTS: {
+    schema: Type.Optional(Type.Boolean()),
+    accepts: 'true or false',
+    description:
+      'PostgreSQL only: prepare the service\'s statements once per connection under a name. Default: true, or false when DATABASE_DIRECT_URL is set (a pooler before PgBouncer 1.21 cannot carry named statements; 1.21 and later can with max_prepared_statements).'
+  },
   DATABASE_POOL_SIZE: {
     schema: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
     accepts: 'an integer from 1 to 1000',

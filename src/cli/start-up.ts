@@ -47,7 +47,13 @@ export async function serve(): Promise<void> {
     process.stderr.write(`book-service: ${failure ? `writes failing: ${failure.message}` : 'writes work again'}\n`)
   }
   const database = await openOrExit('cannot open the storage at DATABASE_URL', () =>
-    openDatabase(config, reportRetry, (error) => connectionLost(error), (failure) => writeHealth(failure))
+    openDatabase(
+      config,
+      reportRetry,
+      (error) => connectionLost(error),
+      (failure) => writeHealth(failure),
+      (message) => process.stderr.write(`book-service: warning: ${message}\n`)
+    )
   )
   const log = openLogDestination()
   const app = await buildApp({

@@ -22,7 +22,7 @@ import type { WebhookStore } from './contracts/webhook-store.js'
  */
 
 /** The settings that say where the database is and how long start-up waits for PostgreSQL. */
-export type DatabaseSettings = Pick<Config, 'DATABASE_URL' | 'DATABASE_POOL_SIZE' | 'DATABASE_STARTUP_TIMEOUT'>
+export type DatabaseSettings = Pick<Config, 'DATABASE_URL' | 'DATABASE_DIRECT_URL' | 'DATABASE_NAMED_STATEMENTS' | 'DATABASE_POOL_SIZE' | 'DATABASE_STARTUP_TIMEOUT'>
 
 /** The settings of the change log's retention (docs/change-feed.md "Change log"), which only an open {@link Database} keeps. */
 export type ChangeLogSettings = Pick<Config, 'CHANGE_LOG_MAX_AGE' | 'CHANGE_LOG_MAX_ROWS'>
@@ -36,6 +36,15 @@ function postgresOptions(config: DatabaseSettings, onRetry?: RetryListener): Pos
 }
 
 /**
+ * Where the command line and the cluster primary connect on PostgreSQL: `DATABASE_DIRECT_URL`
+ * when set (then `DATABASE_URL` is a transaction-mode pooler, which cannot hold their sessions:
+ * migrations' locks, a transfer's named statements, `pg_dump`), else `DATABASE_URL`.
+ */
+function sessionUrl(config: Pick<DatabaseSettings, 'DATABASE_URL' | 'DATABASE_DIRECT_URL'>): string {
+  return config.DATABASE_DIRECT_URL ?? config.DATABASE_URL
+}
+
+/**
  * Opens the {@link Database} that `DATABASE_URL` names and brings its schema up to date; it keeps
  * the change log's retention while open.
  *
@@ -46,18 +55,29 @@ function postgresOptions(config: DatabaseSettings, onRetry?: RetryListener): Pos
  *   (already discarded; the next query reconnects).
  * @param onWriteHealth told when writes start failing (the error: a full disk, a read-only or
  *   removed database) and when they work again (undefined).
+ * @param onWarning told of a setting that weakens a guarantee (PostgreSQL behind a pooler without
+ *   the statement bound).
  * @throws when the storage cannot be opened (after the retry time) or migrated.
  */
 export async function openDatabase(
   config: DatabaseSettings & ChangeLogSettings,
   onRetry?: RetryListener,
   onConnectionError?: (error: unknown) => void,
-  onWriteHealth?: (failure: Error | undefined) => void
+  onWriteHealth?: (failure: Error | undefined) => void,
+  onWarning?: (message: string) => void
 ): Promise<Database> {
   const retention = { maxAgeSeconds: config.CHANGE_LOG_MAX_AGE, maxRows: config.CHANGE_LOG_MAX_ROWS }
   if (engineOf(config.DATABASE_URL) === 'sqlite') return SqliteDatabase.open(config.DATABASE_URL, { retention, onWriteHealth })
   const { PostgresDatabase } = await import('./postgres/postgres-database.js')
-  return PostgresDatabase.open(config.DATABASE_URL, { ...postgresOptions(config, onRetry), onConnectionError, retention, onWriteHealth })
+  return PostgresDatabase.open(config.DATABASE_URL, {
+    ...postgresOptions(config, onRetry),
+    directUrl: config.DATABASE_DIRECT_URL,
+    namedStatements: config.DATABASE_NAMED_STATEMENTS,
+    onConnectionError,
+    onWarning,
+    retention,
+    onWriteHealth
+  })
 }
 
 /** The accounts and their API tokens of a database opened for them alone, and how to close it. */
@@ -88,7 +108,7 @@ export async function openAccounts(config: DatabaseSettings, onRetry?: RetryList
   const { openPool, QUERY_TIMEOUT_MS } = await import('./postgres/postgres-connection.js')
   const { postgresAccountStore } = await import('./postgres/postgres-account-store.js')
   const { postgresApiTokenStore } = await import('./postgres/postgres-api-token-store.js')
-  const pool = await openPool(config.DATABASE_URL, postgresOptions(config, onRetry))
+  const pool = await openPool(sessionUrl(config), postgresOptions(config, onRetry))
   return { accounts: postgresAccountStore(pool, QUERY_TIMEOUT_MS), apiTokens: postgresApiTokenStore(pool, QUERY_TIMEOUT_MS), close: () => pool.end() }
 }
 
@@ -106,7 +126,7 @@ export async function migrateDatabase(config: DatabaseSettings, onRetry?: RetryL
     return
   }
   const { openPool } = await import('./postgres/postgres-connection.js')
-  await (await openPool(config.DATABASE_URL, postgresOptions(config, onRetry))).end()
+  await (await openPool(sessionUrl(config), postgresOptions(config, onRetry))).end()
 }
 
 /**
@@ -121,7 +141,8 @@ export async function openTransfer(config: DatabaseSettings, options: { migrate:
   const url = config.DATABASE_URL
   if (engineOf(url) === 'sqlite') return options.migrate ? SqliteBookTransfer.openMigrated(url) : SqliteBookTransfer.open(url)
   const { PostgresBookTransfer } = await import('./postgres/postgres-book-transfer.js')
-  return options.migrate ? PostgresBookTransfer.openMigrated(url, postgresOptions(config, options.onRetry)) : PostgresBookTransfer.open(url)
+  const direct = sessionUrl(config)
+  return options.migrate ? PostgresBookTransfer.openMigrated(direct, postgresOptions(config, options.onRetry)) : PostgresBookTransfer.open(direct)
 }
 
 /** The webhooks of a database opened for them alone, the change log's head, and how to close it. */
@@ -152,7 +173,7 @@ export async function openWebhooks(config: DatabaseSettings, onRetry?: RetryList
   }
   const { openPool, QUERY_TIMEOUT_MS } = await import('./postgres/postgres-connection.js')
   const { postgresWebhookStore } = await import('./postgres/postgres-webhook-store.js')
-  const pool = await openPool(config.DATABASE_URL, postgresOptions(config, onRetry))
+  const pool = await openPool(sessionUrl(config), postgresOptions(config, onRetry))
   return {
     webhooks: postgresWebhookStore(pool, QUERY_TIMEOUT_MS),
     lastSeq: async () => Number((await pool.query<HorizonRow>(changeLogStatements('postgres').horizon)).rows[0]!.last_seq),
@@ -171,14 +192,14 @@ export async function openWebhooks(config: DatabaseSettings, onRetry?: RetryList
  * @throws {BackupError} when there is no SQLite database or its snapshot fails its checks; the
  *   file system's error when a finished backup cannot be moved into place.
  */
-export async function backupDatabase(config: Pick<DatabaseSettings, 'DATABASE_URL'>, file: string): Promise<BackupOutcome> {
+export async function backupDatabase(config: Pick<DatabaseSettings, 'DATABASE_URL' | 'DATABASE_DIRECT_URL'>, file: string): Promise<BackupOutcome> {
   const url = config.DATABASE_URL
   if (engineOf(url) === 'sqlite') {
     const { backupSqlite } = await import('./sqlite/sqlite-backup.js')
     return { engine: 'sqlite', books: await backupSqlite(url, file) }
   }
   const { backupPostgres } = await import('./postgres/postgres-backup.js')
-  return { engine: 'postgres', pgDump: await backupPostgres(url, file) }
+  return { engine: 'postgres', pgDump: await backupPostgres(sessionUrl(config), file) }
 }
 
 /**

@@ -6,6 +6,7 @@ import { authHeaders } from '../support/app.js'
 import { openFeed, seqsOf } from '../support/change-feed.js'
 import { eventually } from '../support/client.js'
 import { createPostgresDatabase, postgresSkipReason } from '../support/engines.js'
+import { BOUND_CONNECT_QUERY, pgbouncerSkipReason, startPgBouncer } from '../support/pgbouncer.js'
 import { removeDirectory, startServer, temporaryDirectory, type RunningServer } from '../support/server.js'
 
 // docs/change-feed.md "Change log": PostgreSQL numbers committed changes after commit, one sequencer per
@@ -35,67 +36,73 @@ async function numberingHolder(admin: pg.Client): Promise<number | undefined> {
   return rows[0]?.pid
 }
 
-test('[postgres] a slow writer and an open SQL session while 30 writes commit through two instances: every subscriber, live or resumed, sees each change once, in one order', { skip: postgresSkipReason }, async () => {
-  const directories = [temporaryDirectory(), temporaryDirectory()]
-  const database = await createPostgresDatabase()
-  const servers: RunningServer[] = []
-  const locker = new pg.Client({ connectionString: database.url })
-  const foreign = new pg.Client({ connectionString: database.url })
-  try {
-    for (const directory of directories) servers.push(await startServer({ dataDirectory: directory, env: { DATABASE_URL: database.url } }))
-    const [one, two] = servers.map((server) => server.url) as [string, string]
-    await Promise.all([locker.connect(), foreign.connect()])
-    const slow = (await write(one, 'POST', '/book', { title: 'Slow', author: 'A', year: 1 })).id!
-    const other = (await write(two, 'POST', '/book', { title: 'Other', author: 'B', year: 2 })).id!
-    const live = [await openFeed(one, auth, '?after=0'), await openFeed(two, auth, '?after=0')]
-    await Promise.all(live.map((feed) => feed.waitFor(2)))
+// Run directly and through PgBouncer in transaction mode (docs/several-instances.md "Behind PgBouncer").
+for (const through of ['', ' through PgBouncer'] as const) {
+  test(`[postgres] a slow writer and an open SQL session while 30 writes commit through two instances${through}: every subscriber, live or resumed, sees each change once, in one order`, { skip: through ? pgbouncerSkipReason : postgresSkipReason }, async () => {
+    const directories = [temporaryDirectory(), temporaryDirectory()]
+    const database = await createPostgresDatabase()
+    const servers: RunningServer[] = []
+    const locker = new pg.Client({ connectionString: database.url })
+    const foreign = new pg.Client({ connectionString: database.url })
+    const bouncer = through ? await startPgBouncer({ poolSize: 4, connectQuery: BOUND_CONNECT_QUERY }) : undefined
+    const env: Record<string, string> = bouncer ? { DATABASE_URL: bouncer.through(database.url), DATABASE_DIRECT_URL: database.url } : { DATABASE_URL: database.url }
+    try {
+      for (const directory of directories) servers.push(await startServer({ dataDirectory: directory, env }))
+      const [one, two] = servers.map((server) => server.url) as [string, string]
+      await Promise.all([locker.connect(), foreign.connect()])
+      const slow = (await write(one, 'POST', '/book', { title: 'Slow', author: 'A', year: 1 })).id!
+      const other = (await write(two, 'POST', '/book', { title: 'Other', author: 'B', year: 2 })).id!
+      const live = [await openFeed(one, auth, '?after=0'), await openFeed(two, auth, '?after=0')]
+      await Promise.all(live.map((feed) => feed.waitFor(2)))
 
-    // Another connection locks the slow book's row: the service's PUT of it waits in its statement.
-    await locker.query('BEGIN')
-    await locker.query('SELECT * FROM books WHERE id = $1 FOR UPDATE', [slow])
-    const slowPut = write(one, 'PUT', `/book/${slow}`, { title: 'Slow, done' })
-    // A SQL session of another program changes a book and stays open across the window.
-    await foreign.query('BEGIN')
-    await foreign.query('UPDATE books SET year = 3 WHERE id = $1', [other])
+      // Another connection locks the slow book's row: the service's PUT of it waits in its statement.
+      await locker.query('BEGIN')
+      await locker.query('SELECT * FROM books WHERE id = $1 FOR UPDATE', [slow])
+      const slowPut = write(one, 'PUT', `/book/${slow}`, { title: 'Slow, done' })
+      // A SQL session of another program changes a book and stays open across the window.
+      await foreign.query('BEGIN')
+      await foreign.query('UPDATE books SET year = 3 WHERE id = $1', [other])
 
-    const answers = await Promise.all(
-      Array.from({ length: 30 }, (_, n) => write(n % 2 === 0 ? one : two, 'POST', '/book', { title: `W${n}`, author: 'C', year: 2000 + n }))
-    )
-    assert.ok(answers.every((answer) => answer.status === 201))
-    // A subscriber reads to the head (the two first changes and the 30) and leaves.
-    const passing = await openFeed(two, auth, '?after=0')
-    const passed = await passing.waitFor(32)
-    passing.close()
-    const seq = passed.at(-1)!.lastEventId
+      const answers = await Promise.all(
+        Array.from({ length: 30 }, (_, n) => write(n % 2 === 0 ? one : two, 'POST', '/book', { title: `W${n}`, author: 'C', year: 2000 + n }))
+      )
+      assert.ok(answers.every((answer) => answer.status === 201))
+      // A subscriber reads to the head (the two first changes and the 30) and leaves.
+      const passing = await openFeed(two, auth, '?after=0')
+      const passed = await passing.waitFor(32)
+      passing.close()
+      const seq = passed.at(-1)!.lastEventId
 
-    await locker.query('COMMIT')
-    assert.equal((await slowPut).status, 200)
-    await foreign.query('COMMIT')
+      await locker.query('COMMIT')
+      assert.equal((await slowPut).status, 200)
+      await foreign.query('COMMIT')
 
-    const total = 34
-    const streams = await Promise.all(live.map((feed) => feed.waitFor(total, 10_000)))
-    const resumed = await openFeed(one, { ...auth, 'last-event-id': seq })
-    const rest = await resumed.waitFor(total - 32, 10_000)
-    const order = streams[0]!
-    assert.deepEqual(seqsOf(order), Array.from({ length: total }, (_, i) => i + 1))
-    assert.equal(new Set(order.map(changeOf)).size, total, 'each change once')
-    assert.deepEqual(streams[1]!.map(changeOf), order.map(changeOf))
-    assert.deepEqual(passed.map(changeOf), order.slice(0, 32).map(changeOf))
-    assert.deepEqual([...passed, ...rest].map(changeOf), order.map(changeOf))
-    // The slow PUT and the foreign change came after the sequence number the passing subscriber had reached.
-    assert.deepEqual(rest.map((event) => (JSON.parse(event.data) as { id: number }).id).sort(), [slow, other].sort())
-    await new Promise((resolve) => setTimeout(resolve, 300))
-    assert.equal(streams[0]!.length, total)
-    assert.equal(live[0]!.events.length, total, 'nothing more arrives')
-    for (const feed of [...live, resumed]) feed.close()
-  } finally {
-    await locker.end().catch(() => {})
-    await foreign.end().catch(() => {})
-    for (const server of servers) await server.stop()
-    await database.drop()
-    directories.forEach(removeDirectory)
-  }
-})
+      const total = 34
+      const streams = await Promise.all(live.map((feed) => feed.waitFor(total, 10_000)))
+      const resumed = await openFeed(one, { ...auth, 'last-event-id': seq })
+      const rest = await resumed.waitFor(total - 32, 10_000)
+      const order = streams[0]!
+      assert.deepEqual(seqsOf(order), Array.from({ length: total }, (_, i) => i + 1))
+      assert.equal(new Set(order.map(changeOf)).size, total, 'each change once')
+      assert.deepEqual(streams[1]!.map(changeOf), order.map(changeOf))
+      assert.deepEqual(passed.map(changeOf), order.slice(0, 32).map(changeOf))
+      assert.deepEqual([...passed, ...rest].map(changeOf), order.map(changeOf))
+      // The slow PUT and the foreign change came after the sequence number the passing subscriber had reached.
+      assert.deepEqual(rest.map((event) => (JSON.parse(event.data) as { id: number }).id).sort(), [slow, other].sort())
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      assert.equal(streams[0]!.length, total)
+      assert.equal(live[0]!.events.length, total, 'nothing more arrives')
+      for (const feed of [...live, resumed]) feed.close()
+    } finally {
+      await locker.end().catch(() => {})
+      await foreign.end().catch(() => {})
+      for (const server of servers) await server.stop()
+      await bouncer?.stop()
+      await database.drop()
+      directories.forEach(removeDirectory)
+    }
+  })
+}
 
 test('[postgres] the numbering holder SIGKILLed under write load: another instance takes over, no gap, no duplicate', { skip: postgresSkipReason }, async () => {
   const directories = [temporaryDirectory(), temporaryDirectory()]

@@ -44,6 +44,21 @@ export interface PostgresOptions {
    * accounts and webhooks), the server's own setting applies. Migrations never run under it.
    */
   statementTimeoutMs?: number
+  /**
+   * A direct connection's URL, for what needs a session (migrations here; the change log's
+   * numbering and listener in postgres-database.ts). When given, the pool's own URL is taken to
+   * be a transaction-mode pooler (PgBouncer): its connections send no session setting as a
+   * startup parameter (a pooler refuses them), so `statementTimeoutMs` is the pooler's to set
+   * (docs/several-instances.md "Behind PgBouncer").
+   */
+  directUrl?: string
+  /**
+   * Whether the store's statements are prepared once per connection under a name
+   * (postgres-statements.ts `statementRunner`). Default: true, or false when `directUrl` is given.
+   */
+  namedStatements?: boolean
+  /** Told of a setting that weakens a guarantee without stopping the service (one line each). */
+  onWarning?: (message: string) => void
 }
 
 /** Default {@link PostgresOptions.connectTimeoutMs}: 5 s (node-postgres' own default is to wait forever). */
@@ -79,7 +94,7 @@ export async function openPool(url: string, options: PostgresOptions): Promise<p
   for (let delay = 250; ; delay = Math.min(delay * 2, 5000)) {
     // Migrations run on connections of their own, without the statement bound: a migration may
     // legitimately take minutes (an index built concurrently on millions of rows).
-    const migrating = newPool(url, { ...options, poolSize: 1, statementTimeoutMs: undefined })
+    const migrating = newPool(options.directUrl ?? url, { ...options, directUrl: undefined, poolSize: 1, statementTimeoutMs: undefined })
     try {
       const dialect = new PostgresDialect({
         pool: migrating,
@@ -98,16 +113,22 @@ export async function openPool(url: string, options: PostgresOptions): Promise<p
   }
 }
 
-/** A pool of connections to `url` with `options`, each under `options.statementTimeoutMs` when given. */
+/**
+ * A pool of connections to `url` with `options`, each under `options.statementTimeoutMs` when
+ * given, unless `url` is a pooler (`options.directUrl` given): then they carry no session setting.
+ */
 function newPool(url: string, options: PostgresOptions): pg.Pool {
+  const sessionSettings = options.directUrl !== undefined ? {} : {
+    idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS,
+    ...(options.statementTimeoutMs === undefined ? {} : { statement_timeout: options.statementTimeoutMs })
+  }
   const pool = new pg.Pool({
     connectionString: url, // ssl, sslmode, application_name, options… in the URL pass through and win
     application_name: options.applicationName ?? 'book-service',
     max: options.poolSize,
     connectionTimeoutMillis: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
     keepAlive: true, // TCP keep-alive, so a dead peer is noticed on an idle connection too
-    idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS,
-    ...(options.statementTimeoutMs === undefined ? {} : { statement_timeout: options.statementTimeoutMs }),
+    ...sessionSettings,
     types
   })
   // A connection that fails while idle in the pool is discarded by the pool, which then emits
@@ -118,4 +139,14 @@ function newPool(url: string, options: PostgresOptions): pg.Pool {
   // the process: the pending query rejects instead, and the pool discards the client on release.
   pool.on('connect', (client) => client.on('error', () => {}))
   return pool
+}
+
+/**
+ * The `statement_timeout` that a new transaction through `pool` runs under, in ms (0: none). Behind
+ * a pooler it comes from the pooler's set-up (`connect_query`) or the role's or database's
+ * settings, not from the service.
+ */
+export async function effectiveStatementTimeoutMs(pool: pg.Pool): Promise<number> {
+  const { rows } = await pool.query<{ ms: string }>("SELECT setting AS ms FROM pg_settings WHERE name = 'statement_timeout'")
+  return Number(rows[0]!.ms)
 }

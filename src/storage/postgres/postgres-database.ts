@@ -20,7 +20,7 @@ import { PostgresLoginAttempts } from './postgres-login-attempts.js'
 import { postgresWebhookStore } from './postgres-webhook-store.js'
 import type { WebhookStore } from '../contracts/webhook-store.js'
 import type { LoginAttempts } from '../contracts/login-attempts.js'
-import { QUERY_TIMEOUT_GRACE_MS, QUERY_TIMEOUT_MS, openPool, type PostgresOptions } from './postgres-connection.js'
+import { QUERY_TIMEOUT_GRACE_MS, QUERY_TIMEOUT_MS, effectiveStatementTimeoutMs, openPool, type PostgresOptions } from './postgres-connection.js'
 import { GroupInsert } from './postgres-group-insert.js'
 import { isWriteRefused } from './postgres-errors.js'
 import { idempotentCreates } from './postgres-idempotency.js'
@@ -83,16 +83,18 @@ export class PostgresDatabase implements Database, BookStore {
     this.queryTimeoutMs = (options.queryTimeoutMs ?? QUERY_TIMEOUT_MS) + QUERY_TIMEOUT_GRACE_MS
     this.searchOptions = { fewCandidates: FEW_CANDIDATES, windowSize: SEARCH_WINDOW, ...options.search }
     const queryTimeoutMs = this.queryTimeoutMs
-    const run = statementRunner(pool, queryTimeoutMs)
+    const run = statementRunner(pool, queryTimeoutMs, options.namedStatements ?? options.directUrl === undefined)
     this.query = <Row extends pg.QueryResultRow>(statement: Parameters<typeof run>[0], values: unknown[]) =>
       run<Row>(statement, values).catch((error: unknown) => this.noted(error))
-    this.numbering = new ChangeNumbering(url, options.onNumberingError)
+    // The numbering's lock and the listener's LISTEN need a session: never through a pooler.
+    const sessionUrl = options.directUrl ?? url
+    this.numbering = new ChangeNumbering(sessionUrl, options.onNumberingError)
     this.numbering.start()
     this.inserts = new GroupInsert(this.query)
     this.idempotent = idempotentCreates(pool, queryTimeoutMs)
     this.accounts = postgresAccountStore(pool, queryTimeoutMs)
     this.apiTokens = postgresApiTokenStore(pool, queryTimeoutMs)
-    this.changes = new PostgresChangeLog(url, this.query)
+    this.changes = new PostgresChangeLog(sessionUrl, this.query)
     const retention = options.retention ?? DEFAULT_RETENTION
     this.trimTimer = setInterval(() => void this.trim(retention), options.trimIntervalMs ?? TRIM_INTERVAL_MS).unref()
     this.loginAttempts = new PostgresLoginAttempts(pool, queryTimeoutMs)
@@ -113,7 +115,17 @@ export class PostgresDatabase implements Database, BookStore {
     url: string,
     options: PostgresOptions & ChangeLogOptions & NumberingOptions & { onWriteHealth?: (failure: Error | undefined) => void }
   ): Promise<PostgresDatabase> {
-    const pool = await openPool(url, { ...options, statementTimeoutMs: options.queryTimeoutMs ?? QUERY_TIMEOUT_MS })
+    const bound = options.queryTimeoutMs ?? QUERY_TIMEOUT_MS
+    const pool = await openPool(url, { ...options, statementTimeoutMs: bound })
+    if (options.directUrl !== undefined) {
+      // Behind a pooler the bound is the pooler's to set (its connections carry no startup setting).
+      const timeoutMs = await effectiveStatementTimeoutMs(pool).catch(() => undefined)
+      if (timeoutMs !== undefined && (timeoutMs === 0 || timeoutMs > bound)) {
+        options.onWarning?.(
+          `statement_timeout through DATABASE_URL is ${timeoutMs === 0 ? 'unset' : `${timeoutMs} ms`}, not ${bound} ms: a statement past the bound runs on after its 503; set it in the pooler (docs/several-instances.md "Behind PgBouncer")`
+        )
+      }
+    }
     return new PostgresDatabase(pool, url, options, options.onWriteHealth ?? (() => {}))
   }
 

@@ -87,15 +87,19 @@ export type Statement = { name?: string; text: string }
 
 /**
  * Makes the runner of the store's statements on `pool`: each runs with a read timeout of
- * `queryTimeoutMs`, and an unreachable database becomes `StorageUnavailableError` (503).
+ * `queryTimeoutMs`, and an unreachable database becomes `StorageUnavailableError` (503). With
+ * `named` false every statement is sent unnamed (parsed each time): a transaction-mode pooler
+ * before PgBouncer 1.21 hands each transaction a server connection that may not hold a
+ * statement prepared on another (config `DATABASE_NAMED_STATEMENTS`).
  *
  * @returns `query(statement, values)`, resolving with the rows.
  */
-export function statementRunner(pool: pg.Pool, queryTimeoutMs: number) {
+export function statementRunner(pool: pg.Pool, queryTimeoutMs: number, named = true) {
   return async function query<Row extends pg.QueryResultRow>(statement: Statement, values: unknown[]): Promise<Row[]> {
     try {
       // `query_timeout` per query is honoured by node-postgres but missing from @types/pg.
-      const config: pg.QueryConfig & { query_timeout: number } = { ...statement, values, query_timeout: queryTimeoutMs }
+      const config: pg.QueryConfig & { query_timeout: number } = { text: statement.text, values, query_timeout: queryTimeoutMs }
+      if (named && statement.name !== undefined) config.name = statement.name
       return (await pool.query<Row>(config)).rows
     } catch (error) {
       throw classified(error)
