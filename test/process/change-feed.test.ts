@@ -8,6 +8,7 @@ import { openFeed, seqsOf } from '../support/change-feed.js'
 import { eventually } from '../support/client.js'
 import { createPostgresDatabase, engines } from '../support/engines.js'
 import { removeDirectory, startServer, temporaryDirectory, type RunningServer } from '../support/server.js'
+import { BOUND_CONNECT_QUERY, pgbouncerSkipReason, startPgBouncer } from '../support/pgbouncer.js'
 import { nodeLineScope } from '../support/scope.js'
 import { describeEachEngineServer } from '../support/suite.js'
 
@@ -98,26 +99,32 @@ describe('GET /books/changes and SIGTERM (real process)', () => {
 // LISTEN/NOTIFY on PostgreSQL and by `PRAGMA data_version` on one SQLite file.
 const postgres = engines.find(({ engine }) => engine === 'postgres')!
 
-test('[postgres] subscribers on two instances get every change of a burst made through both, exactly once, in order, within 1 s', { skip: postgres.skip }, async () => {
-  const directories = [temporaryDirectory(), temporaryDirectory()]
-  const database = await createPostgresDatabase()
-  const servers: RunningServer[] = []
-  try {
-    for (const directory of directories) servers.push(await startServer({ dataDirectory: directory, env: { DATABASE_URL: database.url } }))
-    const urls = servers.map((server) => server.url)
-    const feeds = await Promise.all(urls.map((url) => openFeed(url, auth)))
-    const changes = await burst(urls, 60)
-    const streams = await Promise.all(feeds.map((feed) => feed.waitFor(changes, 1000 + changes * 20)))
-    const first = seqsOf(streams[0]!)
-    assert.deepEqual(first, Array.from({ length: changes }, (_, i) => first[0]! + i))
-    assert.deepEqual(streams[1], streams[0])
-    feeds.forEach((feed) => feed.close())
-  } finally {
-    for (const server of servers) assert.equal(await server.stop(), 0)
-    await database.drop()
-    directories.forEach(removeDirectory)
-  }
-})
+// Directly and through PgBouncer in transaction mode (docs/several-instances.md "Behind PgBouncer").
+for (const through of ['', ' through PgBouncer'] as const) {
+  test(`[postgres] subscribers on two instances${through} get every change of a burst made through both, exactly once, in order, within 1 s`, { skip: through ? pgbouncerSkipReason : postgres.skip }, async () => {
+    const directories = [temporaryDirectory(), temporaryDirectory()]
+    const database = await createPostgresDatabase()
+    const bouncer = through ? await startPgBouncer({ poolSize: 4, connectQuery: BOUND_CONNECT_QUERY }) : undefined
+    const env: Record<string, string> = bouncer ? { DATABASE_URL: bouncer.through(database.url), DATABASE_DIRECT_URL: database.url } : { DATABASE_URL: database.url }
+    const servers: RunningServer[] = []
+    try {
+      for (const directory of directories) servers.push(await startServer({ dataDirectory: directory, env }))
+      const urls = servers.map((server) => server.url)
+      const feeds = await Promise.all(urls.map((url) => openFeed(url, auth)))
+      const changes = await burst(urls, 60)
+      const streams = await Promise.all(feeds.map((feed) => feed.waitFor(changes, 1000 + changes * 20)))
+      const first = seqsOf(streams[0]!)
+      assert.deepEqual(first, Array.from({ length: changes }, (_, i) => first[0]! + i))
+      assert.deepEqual(streams[1], streams[0])
+      feeds.forEach((feed) => feed.close())
+    } finally {
+      for (const server of servers) assert.equal(await server.stop(), 0)
+      await bouncer?.stop()
+      await database.drop()
+      directories.forEach(removeDirectory)
+    }
+  })
+}
 
 test('[sqlite] a subscriber gets the changes made through another process on the same file within 1 s', async () => {
   const directory = temporaryDirectory()

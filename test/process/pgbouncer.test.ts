@@ -10,7 +10,8 @@ import { removeDirectory, startServer, temporaryDirectory, type RunningServer } 
 
 // docs/several-instances.md "Behind PgBouncer": DATABASE_URL names a transaction-mode pooler and
 // DATABASE_DIRECT_URL the server itself, for migrations, the change log's numbering and listener.
-// The feed's ordering through the pooler is test/process/change-numbering.test.ts's slow-writer test.
+// The feed through the pooler: test/process/change-numbering.test.ts (a slow writer held open) and
+// test/process/change-feed.test.ts (a burst through two instances) run through it too.
 
 const auth = authHeaders()
 
