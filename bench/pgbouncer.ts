@@ -10,7 +10,8 @@
  * Scenarios: `GET /book/{id}`, `PUT /book/{id}` (a random one of 1,000 books), `POST /book`; wrk
  * `-t1 -c50` for `BENCH_SECONDS` (default 3) per target, the targets alternating within each
  * scenario, `BENCH_ROUNDS` (default 3) rounds. Prints each target's median requests/s and p99
- * with their range, and the ratios to `direct`. Needs wrk, pgbouncer and PostgreSQL.
+ * with their range, the ratios to `direct`, and the CPU time per request of the service's process
+ * and of PgBouncer (Linux `/proc`). Needs wrk, pgbouncer and PostgreSQL.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -18,7 +19,7 @@ import { join } from 'node:path'
 import { createSigner } from 'fast-jwt'
 import { BOUND_CONNECT_QUERY, pgbouncerSkipReason, startPgBouncer } from '../test/support/pgbouncer.js'
 import { WRK_RESULT_LUA, wrk, type WriteResult } from './postgres-writes.js'
-import { startService, type Target } from './processes.js'
+import { cpuMilliseconds, startService, type Target } from './processes.js'
 import { createPostgresDatabase, seedPostgres } from './seed.js'
 
 const SECRET = 'bench-secret-0123456789-abcdefghijklmnopqrstuvwxyz'
@@ -78,8 +79,18 @@ try {
   for (const scenario of ['GET', 'PUT', 'POST'] as const) {
     const script = wrkScript(directory, scenario)
     const results = new Map(targets.map(({ name }) => [name, [] as WriteResult[]]))
+    // CPU time (ms) of the service's process and of PgBouncer, over every run of each target.
+    const cpu = new Map(targets.map(({ name }) => [name, { service: 0, pooler: 0, requests: 0 }]))
     for (let round = 0; round < ROUNDS; round++) {
-      for (const { name, target } of round % 2 === 0 ? targets : [...targets].reverse()) results.get(name)!.push(await wrk(target.url, script, SECONDS))
+      for (const { name, target } of round % 2 === 0 ? targets : [...targets].reverse()) {
+        const before = { service: cpuMilliseconds(target.child.pid!), pooler: cpuMilliseconds(bouncer.pid) }
+        const result = await wrk(target.url, script, SECONDS)
+        results.get(name)!.push(result)
+        const used = cpu.get(name)!
+        used.service += cpuMilliseconds(target.child.pid!) - before.service
+        used.pooler += cpuMilliseconds(bouncer.pid) - before.pooler
+        used.requests += result.rps * SECONDS
+      }
     }
     const direct = results.get('direct')!
     for (const [name, runs] of results) {
@@ -90,6 +101,9 @@ try {
         `${scenario.padEnd(4)} ${name.padEnd(16)} ${Math.round(median(rps)).toString().padStart(6)} req/s (${Math.round(Math.min(...rps))}-${Math.round(Math.max(...rps))})` +
           `  p99 ${median(p99).toFixed(1)} ms (${Math.min(...p99).toFixed(1)}-${Math.max(...p99).toFixed(1)})  errors ${runs.reduce((sum, entry) => sum + entry.errors, 0)}${ratio}`
       )
+      const used = cpu.get(name)!
+      const perRequest = (ms: number) => `${Math.round((ms * 1000) / used.requests)} µs`
+      console.log(`     ${''.padEnd(16)} CPU per request: service ${perRequest(used.service)}${name === 'PgBouncer' ? `, PgBouncer ${perRequest(used.pooler)}` : ''}`)
     }
   }
 } finally {

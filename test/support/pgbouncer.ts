@@ -32,6 +32,8 @@ export interface RunningPgBouncer {
   through(url: string): string
   /** Its log so far. */
   log(): string
+  /** Its process id (for its CPU time in bench/pgbouncer.ts). */
+  pid: number
   stop(): Promise<void>
 }
 
@@ -115,5 +117,5 @@ logfile = ${join(directory, 'pgbouncer.log')}
     await stop()
     throw new Error(`${(error as Error).message}\n${log()}`)
   }
-  return { through, log, stop }
+  return { through, log, pid: child.pid!, stop }
 }
