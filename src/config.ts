@@ -345,13 +345,27 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   // Validation coerces and fills in place: `given` keeps the text as written, for the message.
   const values: Record<string, unknown> = { ...given }
   const validate = settingsValidator()
-  if (validate(values)) return withFeedRoom(values as Config, given.FEED_MAX_SUBSCRIBERS !== undefined)
+  if (validate(values)) return withFeedRoom(withDirectUrl(values as Config), given.FEED_MAX_SUBSCRIBERS !== undefined)
   const first = (validate.errors as AjvError[])[0]!
   const name = (first.instancePath.replace(/^\//, '') || String(first.params.missingProperty ?? '')) as SettingName
   const setting: Setting | undefined = settings[name]
   if (!setting) throw new ConfigError(`Invalid configuration: ${settingsAjv!.errorsText(validate.errors, { dataVar: 'env' })}`)
   const shown = setting.secret ? '' : ` (got ${JSON.stringify(given[name] ?? '')})`
   throw new ConfigError(`Invalid configuration: ${name} must be ${setting.accepts}${shown}`)
+}
+
+/**
+ * Refuses `DATABASE_DIRECT_URL` beside a SQLite `DATABASE_URL`: it names PostgreSQL behind a pooler
+ * (docs/several-instances.md "Behind PgBouncer"), so set alone it means the configuration is not
+ * the one intended.
+ *
+ * @throws {ConfigError} when `DATABASE_DIRECT_URL` is set and `DATABASE_URL` is not a postgres:// URL.
+ */
+function withDirectUrl(config: Config): Config {
+  if (config.DATABASE_DIRECT_URL !== undefined && !/^postgres(ql)?:\/\//.test(config.DATABASE_URL)) {
+    throw new ConfigError('Invalid configuration: DATABASE_DIRECT_URL is for PostgreSQL behind a pooler; DATABASE_URL must then be a postgres:// URL too (got a SQLite file)')
+  }
+  return config
 }
 
 /**

@@ -50,6 +50,19 @@ describe('configuration', () => {
     })
   }
 
+  test('DATABASE_DIRECT_URL goes with a PostgreSQL DATABASE_URL (a pooler) and is refused beside a SQLite file', () => {
+    const pooled = loadConfig({ DATABASE_URL: 'postgres://books@pgbouncer:6432/books', DATABASE_DIRECT_URL: 'postgres://books@db:5432/books' }, false)
+    assert.equal(pooled.DATABASE_DIRECT_URL, 'postgres://books@db:5432/books')
+    assert.equal(pooled.DATABASE_NAMED_STATEMENTS, undefined)
+    assert.throws(
+      () => loadConfig({ DATABASE_DIRECT_URL: 'postgres://books@db:5432/books' }, false),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        error.message === 'Invalid configuration: DATABASE_DIRECT_URL is for PostgreSQL behind a pooler; DATABASE_URL must then be a postgres:// URL too (got a SQLite file)'
+    )
+    assert.throws(() => loadConfig({ DATABASE_URL: 'postgres://a@b/c', DATABASE_DIRECT_URL: './books.db' }, false), /DATABASE_DIRECT_URL must be a postgres:\/\/ URL/)
+  })
+
   test('FEED_MAX_SUBSCRIBERS leaves room for ordinary requests: at most half of MAX_CONNECTIONS; unset, at most a quarter', () => {
     const defaults = loadConfig({}, false)
     assert.deepEqual([defaults.MAX_CONNECTIONS, defaults.FEED_MAX_SUBSCRIBERS, defaults.FEED_MAX_STREAMS_PER_SUBJECT, defaults.FEED_MAX_STREAM_AGE], [4096, 1024, 16, 3600])
