@@ -5,7 +5,7 @@ import type { InsertValues, PatchValues } from '../sql/book-statements.js'
 import { isBusy, retryWhileBusy } from './sqlite-connection.js'
 import type { IdempotencyClaim, IdempotentCreate } from '../contracts/idempotency.js'
 import { answerFromRow, insertedRow } from '../sql/idempotency-statements.js'
-import { prepareStatements, type SqliteStatements } from './sqlite-statements.js'
+import { prepareStatements, preparedQueries, type SqliteStatements } from './sqlite-statements.js'
 import { insertValues, patchValues } from '../sql/book-statements.js'
 import type { RestoreOutcome } from '../contracts/book-history.js'
 import { revivedVersion } from '../sql/book-history-statements.js'
@@ -75,15 +75,7 @@ export function groupCommit(db: Database.Database): (batch: WriteOp[]) => WriteO
   const bookWritten = (book: VersionedBook | undefined) => (book === undefined ? undefined : { status: 'written' as const, book })
   const lastSeq = db.prepare<[], number>(SQLITE_CONTEXT_STATEMENTS.lastSeq).pluck()
   // The `statements` writes' SQL, prepared once each (a store's handful of statements).
-  const preparedBySql = new Map<string, Database.Statement>()
-  const prepared = (sql: string): Database.Statement => {
-    let statement = preparedBySql.get(sql)
-    if (statement === undefined) {
-      statement = db.prepare(sql)
-      preparedBySql.set(sql, statement)
-    }
-    return statement
-  }
+  const prepared = preparedQueries(db)
   const stamp = db.prepare(SQLITE_CONTEXT_STATEMENTS.stamp)
   // A book write stamps the change-log rows its triggers wrote with its context (`ChangeContext`):
   // the rows numbered above the highest number before it, in the same transaction (or savepoint).

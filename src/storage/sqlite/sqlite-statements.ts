@@ -99,8 +99,9 @@ export function prepareStatements(db: Database.Database): SqliteStatements {
 const PREPARED_QUERIES = 64
 
 /**
- * The list and count statements of a connection (built by Kysely in sql/list.ts), prepared on
- * first use and kept per SQL text, so a query of the same shape is prepared once.
+ * Statements of a connection prepared on first use and kept per SQL text (the most recent
+ * {@link PREPARED_QUERIES}), so a query of the same shape is prepared once: the list and count
+ * statements built by Kysely in sql/list.ts, and the webhook store's statements.
  */
 export function preparedQueries(db: Database.Database): (sql: string) => Database.Statement {
   const prepared = new Map<string, Database.Statement>()

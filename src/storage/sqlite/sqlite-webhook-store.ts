@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3'
 import { SqlWebhookStore, type WebhookSqlRunner } from '../sql/sql-webhook-store.js'
+import { preparedQueries } from './sqlite-statements.js'
 import type { WriteQueue } from './sqlite-write-queue.js'
 
 /**
@@ -13,15 +14,7 @@ import type { WriteQueue } from './sqlite-write-queue.js'
  * a transaction is `BEGIN IMMEDIATE` on `db` (the busy timeout waits for another process's writer).
  */
 export function sqliteWebhookStore(db: Database.Database, writes?: WriteQueue): SqlWebhookStore {
-  const prepared = new Map<string, Database.Statement>()
-  const statement = (sql: string): Database.Statement => {
-    let found = prepared.get(sql)
-    if (found === undefined) {
-      found = db.prepare(sql)
-      prepared.set(sql, found)
-    }
-    return found
-  }
+  const statement = preparedQueries(db)
   const batch = db.transaction((statements: readonly { sql: string; values: readonly unknown[] }[]) =>
     statements.map(({ sql, values }) => {
       const compiled = statement(sql)
