@@ -12,6 +12,8 @@ export interface ThrowawayCluster {
   stop(): void
   /** Starts it again on the same port, waiting until it accepts connections. */
   start(): void
+  /** Ends it as a crash would (`pg_ctl stop -m immediate`). */
+  kill(): void
   /** Stops it if running and removes its files. */
   destroy(): void
 }
@@ -48,31 +50,88 @@ export const clusterSkipReason: string | undefined =
       ? 'running as root without a postgres OS user to run initdb as: throwaway-cluster tests skipped'
       : undefined)
 
+/** Runs one of PostgreSQL's programs (as the `postgres` OS user when the tests run as root). */
+function run(program: string, args: string[]): void {
+  const [file, argv] = runAsPostgres ? ['runuser', ['-u', 'postgres', '--', join(bin!, program), ...args]] : [join(bin!, program), args]
+  try {
+    execFileSync(file, argv, { stdio: 'pipe', encoding: 'utf8' })
+  } catch (error) {
+    const { stdout, stderr } = error as { stdout?: string; stderr?: string }
+    throw new Error(`${program} ${args.join(' ')} failed:\n${stdout ?? ''}${stderr ?? ''}`)
+  }
+}
+
+/** The `pg_ctl -o` options of a throwaway server on `port`, its socket in `directory`, plus `-c` `settings`. */
+function serverOptions(port: number, directory: string, settings: string[]): string {
+  return [`-p ${port} -k ${directory} -c listen_addresses=127.0.0.1 -c fsync=off`, ...settings.map((setting) => `-c ${setting}`)].join(' ')
+}
+
+/** A primary and its streaming standby, both throwaway clusters of a test's own. */
+export interface ReplicatedPair {
+  primary: ThrowawayCluster
+  /** URL of the standby's `postgres` database (read-only until promoted). */
+  standbyUrl: string
+  /** Ends the primary as a crash would (`pg_ctl stop -m immediate`: no checkpoint, sessions cut). */
+  killPrimary(): void
+  /** Promotes the standby (`pg_ctl promote`), waiting until it accepts writes. */
+  promote(): void
+  /** Stops both and removes their files. */
+  destroy(): void
+}
+
+/**
+ * A throwaway primary with one streaming standby (`pg_basebackup -R`), the standby synchronous
+ * (`synchronous_standby_names = '*'`, `synchronous_commit = on`): a commit returns, and is seen
+ * by other sessions, only once the standby has flushed it (docs/several-instances.md "Failover").
+ *
+ * @throws as {@link startThrowawayCluster}, or when pg_basebackup or the standby's start fail.
+ */
+export async function startReplicatedPair(): Promise<ReplicatedPair> {
+  const primary = await startThrowawayCluster(["synchronous_standby_names='*'", 'synchronous_commit=on'])
+  const directory = temporaryDirectory('book-service-standby-')
+  if (uid !== undefined) chownSync(directory, uid, uid)
+  const port = await freePort()
+  const data = join(directory, 'data')
+  const source = new URL(primary.url)
+  let running = false
+  try {
+    run('pg_basebackup', ['-h', '127.0.0.1', '-p', source.port, '-U', 'postgres', '-D', data, '-R', '-X', 'stream', '--no-sync'])
+    run('pg_ctl', ['-D', data, '-o', serverOptions(port, directory, []), '-l', join(directory, 'log'), '-w', 'start'])
+    running = true
+  } catch (error) {
+    primary.destroy()
+    removeDirectory(directory)
+    throw error
+  }
+  return {
+    primary,
+    standbyUrl: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    killPrimary: () => primary.kill(),
+    promote: () => run('pg_ctl', ['-D', data, '-w', 'promote']),
+    destroy: () => {
+      if (running) run('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop'])
+      running = false
+      removeDirectory(directory)
+      primary.destroy()
+    }
+  }
+}
+
 /**
  * Creates and starts a throwaway PostgreSQL cluster in a temporary folder (`initdb`, `pg_ctl`;
- * as the `postgres` OS user when the tests run as root, since PostgreSQL refuses root). fsync is
- * off: the data is thrown away. Call `destroy()` when done.
+ * as the `postgres` OS user when the tests run as root, since PostgreSQL refuses root), with
+ * `settings` (`name=value`) on its command line. fsync is off: the data is thrown away. Call
+ * `destroy()` when done.
  *
  * @throws when {@link clusterSkipReason} is set, or initdb / pg_ctl fail (their output in the message).
  */
-export async function startThrowawayCluster(): Promise<ThrowawayCluster> {
+export async function startThrowawayCluster(settings: string[] = []): Promise<ThrowawayCluster> {
   if (clusterSkipReason !== undefined || bin === undefined) throw new Error(clusterSkipReason)
   const directory = temporaryDirectory('book-service-pg-')
   if (uid !== undefined) chownSync(directory, uid, uid)
   const port = await freePort()
   const data = join(directory, 'data')
-  const run = (program: string, args: string[]) => {
-    const [file, argv] = runAsPostgres
-      ? ['runuser', ['-u', 'postgres', '--', join(bin, program), ...args]]
-      : [join(bin, program), args]
-    try {
-      execFileSync(file, argv, { stdio: 'pipe', encoding: 'utf8' })
-    } catch (error) {
-      const { stdout, stderr } = error as { stdout?: string; stderr?: string }
-      throw new Error(`${program} ${args.join(' ')} failed:\n${stdout ?? ''}${stderr ?? ''}`)
-    }
-  }
-  const options = `-p ${port} -k ${directory} -c listen_addresses=127.0.0.1 -c fsync=off`
+  const options = serverOptions(port, directory, settings)
   const start = () => run('pg_ctl', ['-D', data, '-o', options, '-l', join(directory, 'log'), '-w', 'start'])
   const stop = () => run('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop'])
   let running = false
@@ -93,6 +152,10 @@ export async function startThrowawayCluster(): Promise<ThrowawayCluster> {
     start: () => {
       start()
       running = true
+    },
+    kill: () => {
+      run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop'])
+      running = false
     },
     destroy: () => {
       if (running) stop()

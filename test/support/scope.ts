@@ -30,6 +30,7 @@ export const nodeLineLeftOutFiles: readonly string[] = [
   'test/http/api-document/docs-page.test.ts',
   'test/http/api-document/openapi-generated.test.ts',
   'test/process/change-numbering.test.ts',
+  'test/process/failover.test.ts',
   'test/process/pgbouncer.test.ts',
   'test/routes/api-tokens.test.ts',
   'test/routes/books/book-text.test.ts',
