@@ -5,6 +5,7 @@ import { parseEnv } from 'node:util'
 import { Ajv, type ValidateFunction } from 'ajv'
 import Type, { type Static, type TSchema } from 'typebox'
 import { Password, PASSWORD_LENGTH } from './account/schema.js'
+import { engineOf } from './storage/contracts/engine.js'
 
 /**
  * One configuration setting: how it is validated (a JSON Schema, with its default), what it
@@ -70,7 +71,8 @@ export const settings = {
     description: 'Where books are stored: a SQLite file (folder created) or a PostgreSQL URL.'
   },
   DATABASE_DIRECT_URL: {
-    schema: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+    // Any case, as storage/contracts/engine.ts reads the scheme (JSON Schema patterns take no flags).
+    schema: Type.Optional(Type.String({ pattern: '^[Pp][Oo][Ss][Tt][Gg][Rr][Ee][Ss]([Qq][Ll])?://' })),
     accepts: 'a postgres:// URL',
     description:
       'PostgreSQL only: a direct connection (not through a transaction-mode pooler such as PgBouncer) for what needs a session: migrations, the change log\'s numbering and listener, and the command line. When set, DATABASE_URL is taken to be such a pooler. See docs/several-instances.md "Behind PgBouncer".'
@@ -362,7 +364,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
  * @throws {ConfigError} when `DATABASE_DIRECT_URL` is set and `DATABASE_URL` is not a postgres:// URL.
  */
 function withDirectUrl(config: Config): Config {
-  if (config.DATABASE_DIRECT_URL !== undefined && !/^postgres(ql)?:\/\//.test(config.DATABASE_URL)) {
+  if (config.DATABASE_DIRECT_URL !== undefined && engineOf(config.DATABASE_URL) !== 'postgres') {
     throw new ConfigError('Invalid configuration: DATABASE_DIRECT_URL is for PostgreSQL behind a pooler; DATABASE_URL must then be a postgres:// URL too (got a SQLite file)')
   }
   return config

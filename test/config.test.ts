@@ -54,6 +54,8 @@ describe('configuration', () => {
     const pooled = loadConfig({ DATABASE_URL: 'postgres://books@pgbouncer:6432/books', DATABASE_DIRECT_URL: 'postgres://books@db:5432/books' }, false)
     assert.equal(pooled.DATABASE_DIRECT_URL, 'postgres://books@db:5432/books')
     assert.equal(pooled.DATABASE_NAMED_STATEMENTS, undefined)
+    // The scheme's case does not matter here, as it does not when the engine is chosen (storage/contracts/engine.ts).
+    assert.equal(loadConfig({ DATABASE_URL: 'POSTGRES://books@pgbouncer:6432/books', DATABASE_DIRECT_URL: 'PostgreSQL://books@db:5432/books' }, false).DATABASE_URL, 'POSTGRES://books@pgbouncer:6432/books')
     assert.throws(
       () => loadConfig({ DATABASE_DIRECT_URL: 'postgres://books@db:5432/books' }, false),
       (error: unknown) =>
