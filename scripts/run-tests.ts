@@ -1,16 +1,16 @@
 /**
  * `npm run test:unit`: node's test runner over every `test/**\/*.test.ts` and `web/test/**\/*.test.ts`,
  * `TEST_CONCURRENCY` files at a time (default 4), with the spec reporter; under
- * `TEST_SCOPE=node-line` without the files that scope would only load to skip
- * (test/support/scope.ts `nodeLineLeftOutFiles`), named in one line. Exits with the runner's code.
+ * `TEST_SCOPE=node-line` only the files of test/support/scope.ts `nodeLineFiles`, said in one
+ * line. Exits with the runner's code.
  *
- * @throws (exits 1) when `nodeLineLeftOutFiles` names a file that does not exist, so a renamed
- * test is never left out unseen.
+ * @throws (exits 1) when `nodeLineFiles` names a file that does not exist, so a renamed test is
+ * never dropped from the other lines unseen.
  */
 import { spawnSync } from 'node:child_process'
 import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { nodeLineLeftOutFiles, nodeLineScope } from '../test/support/scope.js'
+import { nodeLineFiles, nodeLineScope } from '../test/support/scope.js'
 
 const root = new URL('..', import.meta.url).pathname
 
@@ -24,14 +24,13 @@ function testFiles(folder: string): string[] {
 
 let files = [...testFiles('test'), ...testFiles('web/test')]
 if (nodeLineScope) {
-  const missing = nodeLineLeftOutFiles.filter((file) => !existsSync(join(root, file)))
+  const missing = nodeLineFiles.filter((file) => !existsSync(join(root, file)))
   if (missing.length > 0) {
-    console.error(`test/support/scope.ts nodeLineLeftOutFiles names files that do not exist: ${missing.join(', ')}`)
+    console.error(`test/support/scope.ts nodeLineFiles names files that do not exist: ${missing.join(', ')}`)
     process.exit(1)
   }
-  const leftOut = new Set(nodeLineLeftOutFiles)
-  files = files.filter((file) => !leftOut.has(file))
-  console.log(`# TEST_SCOPE=node-line: ${leftOut.size} files not loaded (every test in them is in-process, PostgreSQL, browser or a documentation example; they run on Node.js 24; test/support/scope.ts)`)
+  console.log(`# TEST_SCOPE=node-line: ${nodeLineFiles.length} of ${files.length} test files, those that exercise the Node.js runtime (test/support/scope.ts nodeLineFiles); all of them run on Node.js 24`)
+  files = [...nodeLineFiles]
 }
 
 const run = spawnSync(

@@ -3,11 +3,11 @@
  * README.md "Development") runs the unit and in-process tests on SQLite only: no build is made,
  * so the tests that start the built process (`dist/`), drive a browser or need PostgreSQL are
  * skipped, each with this reason. `TEST_SCOPE=node-line` (what `.ci/run` gives `npm test` on the
- * Node.js lines other than 24) runs everything that depends on the Node.js line: the SQLite native
- * addon built for it, every started process, the command line, the HTTP stack; the PostgreSQL
- * tests (a JavaScript driver, the same SQL on every line), the browser tests (a browser of
- * their own) and the in-process HTTP suites (no socket) are skipped with their reason, as they run
- * on Node.js 24; a file holding nothing else is not loaded at all ({@link nodeLineLeftOutFiles}).
+ * Node.js lines other than 24) runs the files that exercise the runtime ({@link nodeLineFiles}):
+ * the SQLite addon, the started process, the command line, threads, cluster, fetch, the HTTP
+ * stack; within them the PostgreSQL tests (a JavaScript driver, the same SQL on every line), the
+ * browser tests (a browser of their own) and the in-process HTTP suites (no socket) are skipped
+ * with their reason, as they run on Node.js 24.
  * Unset, everything runs (`npm test`).
  */
 export const fastScope = process.env.TEST_SCOPE === 'fast'
@@ -16,59 +16,48 @@ export const fastScope = process.env.TEST_SCOPE === 'fast'
 export const nodeLineScope = process.env.TEST_SCOPE === 'node-line'
 
 /**
- * The test files `TEST_SCOPE=node-line` does not even load (scripts/run-tests.ts leaves them out),
- * because none of their tests would run there: loading a file only to skip it costs about as much
- * CPU as a small suite (the service's modules through tsx), 38 files on each of two Node.js lines.
- * They are the files whose every test is an in-process HTTP suite, a PostgreSQL test or a browser
- * test (skipped on those lines for the reasons below), and the documentation's examples and the
- * generated SDK, which check the README, docs/api.md and the API document, not the runtime. All of
- * them run on Node.js 24. A file listed here that does not exist stops the run.
+ * The test files `TEST_SCOPE=node-line` runs (scripts/run-tests.ts loads no other): one or a few
+ * per part of the Node.js runtime the service stands on, so each part is exercised on every
+ * supported line. What the service decides in its own JavaScript (routes, accounts, search,
+ * history, the feed's and webhooks' rules, the documentation's examples) behaves the same on every
+ * line and is tested, with everything else, on Node.js 24 (`npm test` without a scope). A new test
+ * file runs on Node.js 24 only, unless it exercises a part of the runtime no file here does: then it
+ * belongs here. A file listed here that does not exist stops the run.
  */
-export const nodeLineLeftOutFiles: readonly string[] = [
-  'test/auth/auth.test.ts',
-  'test/http/api-document/api-document-wire.test.ts',
-  'test/http/api-document/docs-page.test.ts',
-  'test/http/api-document/openapi-generated.test.ts',
-  'test/process/change-numbering.test.ts',
-  'test/process/failover.test.ts',
-  'test/process/pgbouncer.test.ts',
-  'test/routes/api-tokens.test.ts',
-  'test/routes/books/book-text.test.ts',
-  'test/routes/books/books.test.ts',
-  'test/routes/books/conditional.test.ts',
-  'test/routes/books/history-stream.test.ts',
-  'test/routes/books/history.test.ts',
-  'test/routes/books/idempotency.test.ts',
-  'test/routes/books/paging-stability.test.ts',
-  'test/routes/books/paging.test.ts',
-  'test/routes/books/query-nul.test.ts',
-  'test/routes/books/search-bounded.test.ts',
-  'test/routes/books/search-property.test.ts',
-  'test/routes/books/search.test.ts',
-  'test/routes/own-password.test.ts',
-  'test/routes/users.test.ts',
-  'test/routes/webhooks.test.ts',
-  'test/storage/postgres/instances.test.ts',
-  'test/storage/postgres/outage.test.ts',
-  'test/storage/postgres/postgres-change-log.test.ts',
-  'test/storage/postgres/postgres-change-numbering.test.ts',
-  'test/storage/postgres/postgres-group-insert.test.ts',
-  'test/storage/postgres/startup.test.ts',
-  'test/storage/postgres/statement-bound.test.ts',
-  'web/test/accessibility.test.ts',
-  'web/test/api-tokens.test.ts',
-  'web/test/history.test.ts',
-  'web/test/journey.test.ts',
-  'web/test/live.test.ts',
-  'web/test/phone.test.ts',
-  'web/test/polish.test.ts',
-  'web/test/roles.test.ts',
-  'web/test/transfer.test.ts',
-  'web/test/webhooks.test.ts',
-  'test/process/readme-examples.test.ts',
-  'test/process/readme-wait-loop.test.ts',
-  'test/process/readme-webhook-receiver.test.ts',
-  'test/process/generated-sdk.test.ts'
+export const nodeLineFiles: readonly string[] = [
+  // The started process: listening, serving, signals and a graceful stop; repeated starts.
+  'test/process/server.test.ts',
+  'test/process/restarts.test.ts',
+  // The SQLite addon: durability under SIGKILL and SIGTERM (one process and WORKERS=2), every
+  // migration's SQL (FTS5, triggers), its online backup, its connections in worker threads.
+  'test/process/crash.test.ts',
+  'test/storage/schema/migrations.test.ts',
+  'test/cli/commands/backup.test.ts',
+  'test/storage/sqlite/sqlite-writer-thread.test.ts',
+  // The Node.js version gate and the module compile cache; the command line; node:cluster (WORKERS).
+  'test/cli/runtime.test.ts',
+  'test/cli/program.test.ts',
+  'test/cli/workers/primary.test.ts',
+  // fetch (undici): webhook deliveries from their sender thread, and the typed client.
+  'test/process/webhooks.test.ts',
+  'test/client/client.test.ts',
+  // The HTTP parser and sockets: a streamed answer (the change feed), bad and abusive input,
+  // the send deadline, the connection caps, the wire's edge cases.
+  'test/process/change-feed.test.ts',
+  'test/http/bad-input.test.ts',
+  'test/http/abusive-clients.test.ts',
+  'test/http/pipeline/send-deadline.test.ts',
+  'test/http/pipeline/connection-limits.test.ts',
+  'test/http/wire-edges.test.ts',
+  // Process-level behaviour: the log flushed on exit, file modes under a umask, memory under
+  // mixed load (the line's garbage collector), storage errors that must not end the process.
+  'test/process/log-flush.test.ts',
+  'test/process/file-modes.test.ts',
+  'test/process/soak.test.ts',
+  'test/process/storage-errors.test.ts',
+  // npm's layouts: npx in the project's folder, and an installed package.
+  'test/process/npx.test.ts',
+  'test/process/installed-layout.test.ts'
 ]
 
 /** Why a test that starts the real process (`dist/start.js`, `dist/book-service.js`) is skipped, or undefined when it runs. */
