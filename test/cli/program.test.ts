@@ -11,7 +11,7 @@ import { runCli } from '../support/cli.js'
 import { eventually } from '../support/client.js'
 import { createPostgresDatabase, engines, type TestDatabase } from '../support/engines.js'
 import { CLI_ENTRY, removeDirectory, startServer, temporaryDirectory } from '../support/server.js'
-import { nodeLineScope, processSkipReason } from '../support/scope.js'
+import { processSkipReason } from '../support/scope.js'
 
 const version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version
 
@@ -42,9 +42,7 @@ describe('book-service (the built CLI)', { skip: processSkipReason }, () => {
     const userHelp = (await run(['user', '--help'], { cwd: directory })).stdout
     for (const command of ['add', 'list', 'set-role', 'passwd', 'remove']) assert.match(userHelp, new RegExp(`^  ${command} `, 'm'))
     assert.equal((await run(['--version'], { cwd: directory })).stdout, `${version}\n`)
-    // Every command's on Node.js 24; on the other lines (TEST_SCOPE=node-line) one process start
-    // shows the line runs them, and the text does not depend on it.
-    for (const command of nodeLineScope ? COMMANDS.slice(0, 1) : COMMANDS) {
+    for (const command of COMMANDS) {
       const commandHelp = await run([command, '--help'], { cwd: directory })
       assert.equal(commandHelp.code, 0)
       assert.match(commandHelp.stdout, new RegExp(`^Usage: book-service ${command}`))

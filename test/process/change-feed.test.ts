@@ -9,7 +9,6 @@ import { eventually } from '../support/client.js'
 import { createPostgresDatabase, engines } from '../support/engines.js'
 import { removeDirectory, startServer, temporaryDirectory, type RunningServer } from '../support/server.js'
 import { BOUND_CONNECT_QUERY, pgbouncerSkipReason, startPgBouncer } from '../support/pgbouncer.js'
-import { nodeLineScope } from '../support/scope.js'
 import { describeEachEngineServer } from '../support/suite.js'
 
 const auth = authHeaders()
@@ -170,8 +169,7 @@ async function metricOf(url: string, name: string): Promise<number> {
   return Number(line?.split(' ')[1])
 }
 
-// Half the changes on the other Node.js lines (TEST_SCOPE=node-line): the same catch-up, half the CPU.
-const catchUpChanges = nodeLineScope ? 20_000 : 40_000
+const catchUpChanges = 40_000
 
 test(`[sqlite] 20 subscribers reading as fast as they can catch up ${catchUpChanges.toLocaleString('en')} changes: the service answers other requests meanwhile, and each gets them all`, async () => {
   const directory = temporaryDirectory()

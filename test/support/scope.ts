@@ -4,7 +4,7 @@
  * so the tests that start the built process (`dist/`), drive a browser or need PostgreSQL are
  * skipped, each with this reason. `TEST_SCOPE=node-line` (what `.ci/run` gives `npm test` on the
  * Node.js lines other than 24) runs the files that exercise the runtime ({@link nodeLineFiles}):
- * the SQLite addon, the started process, the command line, threads, cluster, fetch, the HTTP
+ * the started process, the version gate, the SQLite addon, threads, cluster, fetch, the HTTP
  * stack; within them the PostgreSQL tests (a JavaScript driver, the same SQL on every line), the
  * browser tests (a browser of their own) and the in-process HTTP suites (no socket) are skipped
  * with their reason, as they run on Node.js 24.
@@ -16,48 +16,34 @@ export const fastScope = process.env.TEST_SCOPE === 'fast'
 export const nodeLineScope = process.env.TEST_SCOPE === 'node-line'
 
 /**
- * The test files `TEST_SCOPE=node-line` runs (scripts/run-tests.ts loads no other): one or a few
- * per part of the Node.js runtime the service stands on, so each part is exercised on every
- * supported line. What the service decides in its own JavaScript (routes, accounts, search,
- * history, the feed's and webhooks' rules, the documentation's examples) behaves the same on every
- * line and is tested, with everything else, on Node.js 24 (`npm test` without a scope). A new test
- * file runs on Node.js 24 only, unless it exercises a part of the runtime no file here does: then it
- * belongs here. A file listed here that does not exist stops the run.
+ * The test files `TEST_SCOPE=node-line` runs (scripts/run-tests.ts loads no other): one for each
+ * part of the Node.js runtime the service stands on, so each part is exercised on every supported
+ * line. What the service decides in its own JavaScript (routes, accounts, search, history, the
+ * feed's and webhooks' rules, durability, the command line's commands, the documentation's
+ * examples) behaves the same on every line and is tested, with everything else, on Node.js 24
+ * (`npm test` without a scope). The SQLite addon is one N-API build for every line, so its
+ * durability is SQLite's and the operating system's, tested on 24. A new test file runs on
+ * Node.js 24 only, unless it exercises a part of the runtime no file here does: then it belongs
+ * here. A file listed here that does not exist stops the run.
  */
 export const nodeLineFiles: readonly string[] = [
-  // The started process: listening, serving, signals and a graceful stop; repeated starts.
+  // The started process: listening, serving, a graceful stop on SIGTERM.
   'test/process/server.test.ts',
-  'test/process/restarts.test.ts',
-  // The SQLite addon: durability under SIGKILL and SIGTERM (one process and WORKERS=2), every
-  // migration's SQL (FTS5, triggers), its online backup, its connections in worker threads.
-  'test/process/crash.test.ts',
-  'test/storage/schema/migrations.test.ts',
-  'test/cli/commands/backup.test.ts',
-  'test/storage/sqlite/sqlite-writer-thread.test.ts',
-  // The Node.js version gate and the module compile cache; the command line; node:cluster (WORKERS).
+  // The Node.js version gate, the re-run on the bundled Node.js, the module compile cache.
   'test/cli/runtime.test.ts',
-  'test/cli/program.test.ts',
+  // The SQLite addon: loaded on this line, every migration's SQL (FTS5, triggers), its
+  // connections in worker threads (the writer thread).
+  'test/storage/schema/migrations.test.ts',
+  'test/storage/sqlite/sqlite-writer-thread.test.ts',
+  // node:cluster (WORKERS).
   'test/cli/workers/primary.test.ts',
-  // fetch (undici): webhook deliveries from their sender thread, and the typed client.
-  'test/process/webhooks.test.ts',
+  // fetch (undici), through the typed client.
   'test/client/client.test.ts',
-  // The HTTP parser and sockets: a streamed answer (the change feed), bad and abusive input,
-  // the send deadline, the connection caps, the wire's edge cases.
-  'test/process/change-feed.test.ts',
-  'test/http/bad-input.test.ts',
-  'test/http/abusive-clients.test.ts',
-  'test/http/pipeline/send-deadline.test.ts',
-  'test/http/pipeline/connection-limits.test.ts',
+  // The HTTP parser and sockets: the wire's edge cases, slow and abusive clients.
   'test/http/wire-edges.test.ts',
-  // Process-level behaviour: the log flushed on exit, file modes under a umask, memory under
-  // mixed load (the line's garbage collector), storage errors that must not end the process.
-  'test/process/log-flush.test.ts',
-  'test/process/file-modes.test.ts',
-  'test/process/soak.test.ts',
-  'test/process/storage-errors.test.ts',
-  // npm's layouts: npx in the project's folder, and an installed package.
-  'test/process/npx.test.ts',
-  'test/process/installed-layout.test.ts'
+  'test/http/abusive-clients.test.ts',
+  // The asynchronous log destination flushed on exit.
+  'test/process/log-flush.test.ts'
 ]
 
 /** Why a test that starts the real process (`dist/start.js`, `dist/book-service.js`) is skipped, or undefined when it runs. */
