@@ -5,9 +5,8 @@
  * skipped, each with this reason. `TEST_SCOPE=node-line` (what `.ci/run` gives `npm test` on the
  * Node.js lines other than 24) runs the files that exercise the runtime ({@link nodeLineFiles}):
  * the started process, the version gate, the SQLite addon, threads, cluster, fetch, the HTTP
- * stack; within them the PostgreSQL tests (a JavaScript driver, the same SQL on every line), the
- * browser tests (a browser of their own) and the in-process HTTP suites (no socket) are skipped
- * with their reason, as they run on Node.js 24.
+ * stack; within them the PostgreSQL tests (a JavaScript driver, the same SQL on every line) and
+ * the in-process HTTP suites (no socket) are skipped with their reason, as they run on Node.js 24.
  * Unset, everything runs (`npm test`).
  */
 export const fastScope = process.env.TEST_SCOPE === 'fast'
