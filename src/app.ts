@@ -183,6 +183,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   )
   await app.register(booksRoutes, {
     books: database.books,
+    readReplicas: database.readReplicas,
     authenticate: config.AUTH_ENABLED ? createAuthHook(verify, bookRight, revocation) : undefined,
     changes: {
       feed,

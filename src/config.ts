@@ -34,6 +34,10 @@ export const packageVersion: string = (
 /** Longest token lifetime, in seconds (one year): the most `TOKEN_TTL` and `book-service token --ttl` accept. */
 export const MAX_TOKEN_TTL_SECONDS = 31_536_000
 
+/** One postgres:// URL (scheme in any case, no comma or space); a list is these separated by commas. */
+const REPLICA_URL = String.raw`\s*[Pp][Oo][Ss][Tt][Gg][Rr][Ee][Ss]([Qq][Ll])?://[^\s,]+\s*`
+const REPLICA_URLS_PATTERN = `^${REPLICA_URL}(,${REPLICA_URL})*$`
+
 /** `WEBHOOK_RETRY_SCHEDULE`: whole seconds (up to 6 digits), comma-separated. */
 const WEBHOOK_RETRY_SCHEDULE_PATTERN = String.raw`^\s*\d{1,6}\s*(,\s*\d{1,6}\s*)*$`
 
@@ -76,6 +80,12 @@ export const settings = {
     accepts: 'a postgres:// URL',
     description:
       'PostgreSQL only: a direct connection (not through a transaction-mode pooler such as PgBouncer) for what needs a session: migrations, the change log\'s numbering and listener, and the command line. When set, DATABASE_URL is taken to be such a pooler. See docs/several-instances.md "Behind PgBouncer".'
+  },
+  DATABASE_REPLICA_URLS: {
+    schema: Type.Optional(Type.String({ pattern: REPLICA_URLS_PATTERN })),
+    accepts: 'a comma-separated list of postgres:// URLs',
+    description:
+      'PostgreSQL only: streaming replicas of the primary that serve book reads (point reads, lists, counts, search, history) once they have replayed far enough; writes, and the reads a write decides on, stay on the primary. See docs/several-instances.md "Read replicas".'
   },
   DATABASE_NAMED_STATEMENTS: {
     schema: Type.Optional(Type.Boolean()),
@@ -357,17 +367,25 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 }
 
 /**
- * Refuses `DATABASE_DIRECT_URL` beside a SQLite `DATABASE_URL`: it names PostgreSQL behind a pooler
- * (docs/several-instances.md "Behind PgBouncer"), so set alone it means the configuration is not
- * the one intended.
+ * Refuses `DATABASE_DIRECT_URL` or `DATABASE_REPLICA_URLS` beside a SQLite `DATABASE_URL`: they name
+ * PostgreSQL behind a pooler or with replicas (docs/several-instances.md "Behind PgBouncer", "Read
+ * replicas"), so set alone they mean the configuration is not the one intended.
  *
- * @throws {ConfigError} when `DATABASE_DIRECT_URL` is set and `DATABASE_URL` is not a postgres:// URL.
+ * @throws {ConfigError} when either is set and `DATABASE_URL` is not a postgres:// URL.
  */
 function withDirectUrl(config: Config): Config {
   if (config.DATABASE_DIRECT_URL !== undefined && engineOf(config.DATABASE_URL) !== 'postgres') {
     throw new ConfigError('Invalid configuration: DATABASE_DIRECT_URL is for PostgreSQL behind a pooler; DATABASE_URL must then be a postgres:// URL too (got a SQLite file)')
   }
+  if (config.DATABASE_REPLICA_URLS !== undefined && engineOf(config.DATABASE_URL) !== 'postgres') {
+    throw new ConfigError('Invalid configuration: DATABASE_REPLICA_URLS are replicas of a PostgreSQL primary; DATABASE_URL must then be a postgres:// URL too (got a SQLite file)')
+  }
   return config
+}
+
+/** The URLs of `DATABASE_REPLICA_URLS` (comma-separated, spaces allowed), none when unset. */
+export function replicaUrls(value: string | undefined): string[] {
+  return (value ?? '').split(',').map((entry) => entry.trim()).filter(Boolean)
 }
 
 /**

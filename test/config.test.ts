@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, test } from 'node:test'
 import { availableParallelism } from 'node:os'
-import { ConfigError, loadConfig, trustProxyOption, workerCount } from '../src/config.js'
+import { ConfigError, loadConfig, replicaUrls, trustProxyOption, workerCount } from '../src/config.js'
 import { SERVER_ENTRY, removeDirectory, temporaryDirectory } from './support/server.js'
 import { processSkipReason } from './support/scope.js'
 
@@ -63,6 +63,21 @@ describe('configuration', () => {
         error.message === 'Invalid configuration: DATABASE_DIRECT_URL is for PostgreSQL behind a pooler; DATABASE_URL must then be a postgres:// URL too (got a SQLite file)'
     )
     assert.throws(() => loadConfig({ DATABASE_URL: 'postgres://a@b/c', DATABASE_DIRECT_URL: './books.db' }, false), /DATABASE_DIRECT_URL must be a postgres:\/\/ URL/)
+  })
+
+  test('DATABASE_REPLICA_URLS: postgres:// URLs separated by commas, beside a PostgreSQL DATABASE_URL only', () => {
+    const config = loadConfig({ DATABASE_URL: 'postgres://books@db:5432/books', DATABASE_REPLICA_URLS: 'postgres://books@r1:5432/books, POSTGRESQL://books@r2/books' }, false)
+    assert.deepEqual(replicaUrls(config.DATABASE_REPLICA_URLS), ['postgres://books@r1:5432/books', 'POSTGRESQL://books@r2/books'])
+    assert.deepEqual(replicaUrls(undefined), [])
+    assert.throws(
+      () => loadConfig({ DATABASE_REPLICA_URLS: 'postgres://books@r1/books' }, false),
+      (error: Error) =>
+        error instanceof ConfigError &&
+        error.message === 'Invalid configuration: DATABASE_REPLICA_URLS are replicas of a PostgreSQL primary; DATABASE_URL must then be a postgres:// URL too (got a SQLite file)'
+    )
+    for (const bad of ['./replica.db', 'postgres://r1/books,', 'postgres://r1/books;postgres://r2/books x']) {
+      assert.throws(() => loadConfig({ DATABASE_URL: 'postgres://a@b/c', DATABASE_REPLICA_URLS: bad }, false), /DATABASE_REPLICA_URLS must be a comma-separated list of postgres:\/\/ URLs/, bad)
+    }
   })
 
   test('FEED_MAX_SUBSCRIBERS leaves room for ordinary requests: at most half of MAX_CONNECTIONS; unset, at most a quarter', () => {

@@ -142,6 +142,16 @@ export interface ClientOptions {
 }
 
 /**
+ * The later of two `Commit-Position` values (`16/B374D848`: two hexadecimal halves, the database's
+ * write-ahead log position; docs/api.md "Read your writes"), or `next` when `kept` is undefined.
+ */
+function laterPosition(kept: string | undefined, next: string): string {
+  if (kept === undefined) return next
+  const value = (position: string) => position.split('/').map((half) => half.padStart(8, '0').toUpperCase()).join('/')
+  return value(next) > value(kept) ? next : kept
+}
+
+/**
  * The operations of the service (docs/contract.md "Operations"; the /users routes: docs/accounts.md
  * "Accounts and roles"; the /tokens routes: docs/api-tokens.md).
  */
@@ -272,6 +282,10 @@ export function createClient(options: ClientOptions): BookClient {
   const base = options.baseUrl.replace(/\/+$/, '')
   const fetchImpl = options.fetch ?? globalThis.fetch
   let token = options.token
+  // Read your writes on a service that reads from replicas: the latest position a write of this
+  // client committed at, sent with every later call, so its reads see its writes whichever instance
+  // and replica answer them (docs/api.md "Read your writes"). Absent on a service without replicas.
+  let commitPosition: string | undefined
 
   async function call<T>(method: string, path: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<T> {
     return (await callWithHeaders<T>(method, path, body, extraHeaders)).data
@@ -292,6 +306,7 @@ export function createClient(options: ClientOptions): BookClient {
     const headers: Record<string, string> = { accept: 'application/json', ...extraHeaders }
     const sentToken = token
     if (sentToken !== undefined) headers.authorization = `Bearer ${sentToken}`
+    if (commitPosition !== undefined) headers['commit-position'] = commitPosition
     if (body !== undefined) headers['content-type'] = 'application/json'
     let response: Response
     try {
@@ -304,6 +319,8 @@ export function createClient(options: ClientOptions): BookClient {
     } catch (error) {
       throw new NetworkError(error instanceof Error ? error.message : String(error), { cause: error })
     }
+    const committed = response.headers.get('commit-position')
+    if (committed !== null && /^[0-9A-Fa-f]{1,8}\/[0-9A-Fa-f]{1,8}$/.test(committed)) commitPosition = laterPosition(commitPosition, committed)
     try {
       const { data } = await readEnvelope<T>(response)
       return { data, headers: response.headers }

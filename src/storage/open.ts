@@ -1,4 +1,4 @@
-import type { Config } from '../config.js'
+import { replicaUrls, type Config } from '../config.js'
 import type { AccountStore } from './contracts/account-store.js'
 import type { ApiTokenStore } from './contracts/api-token-store.js'
 import { BackupError, type BackupOutcome, type RestoredBackup } from './contracts/backup.js'
@@ -22,7 +22,8 @@ import type { WebhookStore } from './contracts/webhook-store.js'
  */
 
 /** The settings that say where the database is and how long start-up waits for PostgreSQL. */
-export type DatabaseSettings = Pick<Config, 'DATABASE_URL' | 'DATABASE_DIRECT_URL' | 'DATABASE_NAMED_STATEMENTS' | 'DATABASE_POOL_SIZE' | 'DATABASE_STARTUP_TIMEOUT'>
+export type DatabaseSettings = Pick<Config, 'DATABASE_URL' | 'DATABASE_DIRECT_URL' | 'DATABASE_NAMED_STATEMENTS' | 'DATABASE_POOL_SIZE' | 'DATABASE_STARTUP_TIMEOUT'> &
+  Partial<Pick<Config, 'DATABASE_REPLICA_URLS'>>
 
 /** The settings of the change log's retention (docs/change-feed.md "Change log"), which only an open {@link Database} keeps. */
 export type ChangeLogSettings = Pick<Config, 'CHANGE_LOG_MAX_AGE' | 'CHANGE_LOG_MAX_ROWS'>
@@ -42,6 +43,16 @@ function postgresOptions(config: DatabaseSettings, onRetry?: RetryListener): Pos
  */
 function sessionUrl(config: Pick<DatabaseSettings, 'DATABASE_URL' | 'DATABASE_DIRECT_URL'>): string {
   return config.DATABASE_DIRECT_URL ?? config.DATABASE_URL
+}
+
+/** Where a postgres:// URL points (`host:port/database`), without its user or password, for the log. */
+function serverOf(url: string): string {
+  try {
+    const { host, pathname } = new URL(url)
+    return `${host}${pathname}`
+  } catch {
+    return 'an unparsable URL'
+  }
 }
 
 /**
@@ -73,6 +84,8 @@ export async function openDatabase(
     ...postgresOptions(config, onRetry),
     directUrl: config.DATABASE_DIRECT_URL,
     namedStatements: config.DATABASE_NAMED_STATEMENTS,
+    replicaUrls: replicaUrls(config.DATABASE_REPLICA_URLS),
+    onReplicaFallback: (url, error) => onWarning?.(`a read replica failed a read, answered by the primary instead (${serverOf(url)}): ${(error as Error).message}`),
     onConnectionError,
     onWarning,
     retention,

@@ -75,19 +75,29 @@ export interface ReplicatedPair {
   killPrimary(): void
   /** Promotes the standby (`pg_ctl promote`), waiting until it accepts writes. */
   promote(): void
+  /** Stops the standby (`pg_ctl stop -m immediate`: its sessions cut), as a replica's crash would. */
+  stopStandby(): void
   /** Stops both and removes their files. */
   destroy(): void
 }
 
+/** Options of {@link startReplicatedPair}. */
+export interface ReplicatedPairOptions {
+  /** Whether a commit waits for the standby (default true); false: an asynchronous standby, as read replicas usually are. */
+  synchronous?: boolean
+  /** `name=value` settings of the standby's server (e.g. `recovery_min_apply_delay=3s`: a replica that lags on purpose). */
+  standbySettings?: string[]
+}
+
 /**
- * A throwaway primary with one streaming standby (`pg_basebackup -R`), the standby synchronous
+ * A throwaway primary with one streaming standby (`pg_basebackup -R`), by default synchronous
  * (`synchronous_standby_names = '*'`, `synchronous_commit = on`): a commit returns, and is seen
  * by other sessions, only once the standby has flushed it (docs/several-instances.md "Failover").
  *
  * @throws as {@link startThrowawayCluster}, or when pg_basebackup or the standby's start fail.
  */
-export async function startReplicatedPair(): Promise<ReplicatedPair> {
-  const primary = await startThrowawayCluster(["synchronous_standby_names='*'", 'synchronous_commit=on'])
+export async function startReplicatedPair(options: ReplicatedPairOptions = {}): Promise<ReplicatedPair> {
+  const primary = await startThrowawayCluster(options.synchronous === false ? [] : ["synchronous_standby_names='*'", 'synchronous_commit=on'])
   const directory = temporaryDirectory('book-service-standby-')
   if (uid !== undefined) chownSync(directory, uid, uid)
   const port = await freePort()
@@ -96,7 +106,7 @@ export async function startReplicatedPair(): Promise<ReplicatedPair> {
   let running = false
   try {
     run('pg_basebackup', ['-h', '127.0.0.1', '-p', source.port, '-U', 'postgres', '-D', data, '-R', '-X', 'stream', '--no-sync'])
-    run('pg_ctl', ['-D', data, '-o', serverOptions(port, directory, []), '-l', join(directory, 'log'), '-w', 'start'])
+    run('pg_ctl', ['-D', data, '-o', serverOptions(port, directory, options.standbySettings ?? []), '-l', join(directory, 'log'), '-w', 'start'])
     running = true
   } catch (error) {
     primary.destroy()
@@ -108,6 +118,10 @@ export async function startReplicatedPair(): Promise<ReplicatedPair> {
     standbyUrl: `postgres://postgres@127.0.0.1:${port}/postgres`,
     killPrimary: () => primary.kill(),
     promote: () => run('pg_ctl', ['-D', data, '-w', 'promote']),
+    stopStandby: () => {
+      run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop'])
+      running = false
+    },
     destroy: () => {
       if (running) run('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop'])
       running = false

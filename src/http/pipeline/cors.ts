@@ -34,8 +34,11 @@ export async function registerCors(app: FastifyInstance, origins: string[]): Pro
   const options = {
     origin: origins,
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
-    allowedHeaders: ['Authorization', 'Content-Type'],
-    exposedHeaders: ['X-Request-Id', 'Retry-After', 'Allow'],
+    // The request and response headers of the API document's operations, so a page on another
+    // origin can use conditional writes, idempotent creates, paging and read-your-writes as the
+    // typed client does.
+    allowedHeaders: ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'Idempotency-Key', 'Commit-Position', 'Last-Event-ID'],
+    exposedHeaders: ['X-Request-Id', 'Retry-After', 'Allow', 'ETag', 'Link', 'X-Total-Count', 'Idempotent-Replayed', 'Commit-Position'],
     maxAge: 600
   }
   await app.register(cors, {

@@ -6,12 +6,14 @@ import { JSON_CONTENT_TYPE, envelopeOf } from '../../http/envelope.js'
 import { assertValidBody } from '../../http/pipeline/json-body.js'
 import { Messages } from '../../http/messages.js'
 import type { BookStore } from '../../storage/contracts/book-store.js'
+import type { BookReads } from '../../storage/contracts/read-replicas.js'
 import { changeContextOf } from './change-context.js'
 import { bookETag, ifNoneMatchMatches } from './etag.js'
 import { idempotentCreate, REPLAYED_HEADER } from './idempotency.js'
 import { parseListParameters, readListPage, type ListParameters } from './list-query.js'
-import { listBody, sharedList } from './list-stream.js'
+import { listBody, sharedList, type ListBody } from './list-stream.js'
 import { bookNotFound, loadForWrite, written } from './load-for-write.js'
+import type { ReadRouting } from './read-routing.js'
 
 type Params = Static<typeof BookParams>
 type CreateBookRequest = FastifyRequest<{ Body: BookInput; Headers: { 'idempotency-key'?: string } }>
@@ -22,14 +24,24 @@ type DeleteBookRequest = FastifyRequest<{ Params: Params }>
 
 /**
  * The handlers of the five book operations (docs/contract.md "Operations") on `books`, one named
- * function each. Authentication ran before them (`onRequest`); bodies were validated by Fastify but
- * the result only attached, so each handler reports it where the contract's order puts it.
+ * function each; reads where `routing` sends each (the primary, or a read replica: ./read-routing.ts),
+ * writes and the reads they decide on on `books`. Authentication ran before them (`onRequest`);
+ * bodies were validated by Fastify but the result only attached, so each handler reports it where
+ * the contract's order puts it.
  */
-export function bookHandlers(books: BookStore) {
+export function bookHandlers(books: BookStore, routing: ReadRouting) {
   // Without paging parameters, the whole list: made by sharedList (the same bytes as the schema's
-  // serialization), streamed when long, one read of the store shared by requests arriving together,
-  // kept while no book changes (when the store can tell).
-  const wholeList = sharedList(() => books.list(), () => books.changeMark())
+  // serialization), streamed when long, one read of the store shared by requests arriving together
+  // to the same server, kept while no book changes (when the store can tell).
+  const wholeLists = new Map<BookReads, () => Promise<ListBody>>()
+  const wholeList = (reads: BookReads) => {
+    let shared = wholeLists.get(reads)
+    if (shared === undefined) {
+      shared = sharedList(() => reads.list(), () => books.changeMark())
+      wholeLists.set(reads, shared)
+    }
+    return shared()
+  }
   const createOnce = idempotentCreate(books)
 
   return {
@@ -55,14 +67,15 @@ export function bookHandlers(books: BookStore) {
      */
     async listBooks(request: ListBooksRequest, reply: FastifyReply) {
       const listing = parseListParameters(request.query)
+      const reads = routing.readsFor(request)
       if (listing?.limit !== undefined) {
-        const page = await readListPage(books, listing)
+        const page = await readListPage(reads, listing)
         if (page.next !== undefined) reply.header('link', `<${page.next}>; rel="next"`)
         if (page.total !== undefined) reply.header('x-total-count', String(page.total))
         return envelopeOf(200, Messages.listed, page.books)
       }
-      if (listing?.count) reply.header('x-total-count', String(await books.count(listing.query)))
-      const body = await (listing ? listBody(books.list(listing.query)) : wholeList())
+      if (listing?.count) reply.header('x-total-count', String(await reads.count(listing.query)))
+      const body = await (listing ? listBody(reads.list(listing.query)) : wholeList(reads))
       // Bytes or a stream of the serialized envelope: sent as is, not serialized again.
       return reply.type(JSON_CONTENT_TYPE).send(body as never)
     },
@@ -70,7 +83,7 @@ export function bookHandlers(books: BookStore) {
     /** GET /book/{id}: 404, 304 when `If-None-Match` names the current `ETag`, else 200 with the book. */
     async getBook(request: GetBookRequest, reply: FastifyReply) {
       const id = parseBookId(request.params.id)
-      const book = id === undefined ? undefined : await books.get(id)
+      const book = id === undefined ? undefined : await routing.readsFor(request).get(id)
       if (!book) throw bookNotFound()
       const etag = bookETag(book)
       reply.header('etag', etag)

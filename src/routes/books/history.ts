@@ -17,12 +17,14 @@ import {
 } from '../../http/api-document/response-schemas.js'
 import { HISTORY_START, MAX_VERSION, type HistoryEntry } from '../../storage/contracts/book-history.js'
 import type { BookStore } from '../../storage/contracts/book-store.js'
+import type { BookReads } from '../../storage/contracts/read-replicas.js'
 import { changeContextOf } from './change-context.js'
 import { bookETag, ifMatchHolds } from './etag.js'
 import { IfMatchHeaders } from './schemas.js'
 import { QUERY_TEXT_PATTERN, limitParameter } from './list-query.js'
 import { bookJson, envelopeBody, type PageReader } from './list-stream.js'
 import { bookNotFound } from './load-for-write.js'
+import { CommitPositionHeaders, commitPositionHeaderDocument, type ReadRouting } from './read-routing.js'
 
 /** The query of `GET /book/{id}/history`: `limit` as on `GET /books`, `after` the opaque cursor of its `Link`. */
 export const HistoryParameters = Type.Object(
@@ -77,6 +79,7 @@ export function historyRouteSchemas() {
         '(with a `Link: <…>; rel="next"` header while more entries follow). How far back it goes: CHANGE_LOG_MAX_AGE and CHANGE_LOG_MAX_ROWS.',
       params: BookParams,
       querystring: HistoryParameters,
+      headers: CommitPositionHeaders,
       response: {
         200: withHeaders(successResponse(Type.Array(HistoryEntrySchema), Messages.historyRetrieved, 'the entries asked for, newest first.'), {
           link: { type: 'string' as const, description: 'RFC 8288 `</book/{id}/history?…>; rel="next"`: only with `limit`, while more entries follow.' }
@@ -100,7 +103,7 @@ export function historyRouteSchemas() {
       headers: IfMatchHeaders,
       body: RestoreBody,
       response: {
-        200: withHeaders(successResponse(Book, Messages.restored, 'the book as stored now.'), { etag: etagHeader }),
+        200: withHeaders(successResponse(Book, Messages.restored, 'the book as stored now.'), { etag: etagHeader, ...commitPositionHeaderDocument }),
         400: invalidInputResponse('the body is not a JSON object with a positive integer `version`.'),
         404: errorResponse(
           404,
@@ -142,7 +145,7 @@ export const HISTORY_STREAM_PAGE_SIZE = 200
  *
  * @throws {HttpError} 404 `Book not found` when the id has no history.
  */
-function historyPages(books: BookStore, id: number, before: number): PageReader<HistoryEntry> {
+function historyPages(books: BookReads, id: number, before: number): PageReader<HistoryEntry> {
   let start: number | undefined = before
   return async () => {
     if (start === undefined) return undefined
@@ -158,9 +161,10 @@ type RestoreRequest = FastifyRequest<{ Params: Static<typeof BookParams>; Body: 
 
 /**
  * The handlers of `GET /book/{id}/history` and `POST /book/{id}/restore` on `books`
- * (docs/contract.md "History and restore"). Authentication and the role ran before them.
+ * (docs/contract.md "History and restore"): the history read where `routing` sends it, the restore
+ * and its checks on `books`. Authentication and the role ran before them.
  */
-export function historyHandlers(books: BookStore) {
+export function historyHandlers(books: BookStore, routing: ReadRouting) {
   return {
     /**
      * GET /book/{id}/history: 400 for a bad `limit` or `after`, 404 when the id has no history,
@@ -177,8 +181,9 @@ export function historyHandlers(books: BookStore) {
       }
       const id = parseBookId(request.params.id)
       if (id === undefined) throw bookNotFound()
+      const reads = routing.readsFor(request)
       if (size !== undefined) {
-        const page = await books.history(id, before, size)
+        const page = await reads.history(id, before, size)
         if (!page) throw bookNotFound()
         if (page.next !== undefined) {
           const next = new URLSearchParams({ limit: String(size), after: encodeHistoryCursor(page.next) })
@@ -188,7 +193,7 @@ export function historyHandlers(books: BookStore) {
       }
       // Without `limit`, every entry, read a page at a time and streamed like GET /books: memory
       // stays at about a page whatever the history's length. No history at all: 404 before the 200.
-      const body = await envelopeBody(historyPages(books, id, before), Messages.historyRetrieved, historyEntryJson)
+      const body = await envelopeBody(historyPages(reads, id, before), Messages.historyRetrieved, historyEntryJson)
       // Bytes or a stream of the serialized envelope: sent as is, not serialized again.
       return reply.type(JSON_CONTENT_TYPE).send(body as never)
     },

@@ -8,6 +8,8 @@ import { changeFeedHandler, type ChangeFeedRouteOptions } from './changes.js'
 import { bookHandlers } from './handlers.js'
 import { historyHandlers, historyRouteSchemas } from './history.js'
 import { bookRouteSchemas, createdBookLinks } from './schemas.js'
+import { readRouting } from './read-routing.js'
+import type { ReadReplicas } from '../../storage/contracts/read-replicas.js'
 
 /** Options of the {@link booksRoutes} plugin. */
 export interface BooksOptions {
@@ -18,7 +20,12 @@ export interface BooksOptions {
   changes: ChangeFeedRouteOptions
   /** The process's fair share of heavy reads (src/http/pipeline/heavy-reads.ts). */
   heavyReads: HeavyReads
+  /** The database's read replicas, when it has any (docs/several-instances.md "Read replicas"). */
+  readReplicas?: ReadReplicas | undefined
 }
+
+/** The routes (Fastify's `routeOptions.url`) whose successful POST, PUT or DELETE writes a book. */
+const BOOK_WRITE_ROUTES = new Set(['/book', '/book/:id', '/book/:id/restore'])
 
 /**
  * Whether a request is a heavy read: a book's history, or a `GET /books` that searches (`q`) or
@@ -49,7 +56,17 @@ export async function booksRoutes(app: FastifyInstance, options: BooksOptions): 
   const api = app.withTypeProvider<TypeBoxTypeProvider>()
   if (authenticate) guardEveryRoute(api, authenticate)
   const schemas = bookRouteSchemas()
-  const handlers = bookHandlers(books)
+  const routing = readRouting(books, options.readReplicas, (error) =>
+    app.log.warn({ err: error }, 'a book write\'s commit position could not be read: its answer goes without Commit-Position')
+  )
+  const handlers = bookHandlers(books, routing)
+  if (options.readReplicas !== undefined) {
+    // Every answer of a book write carries the position it committed at, for reads to send back.
+    api.addHook('onSend', async (request, reply, payload) => {
+      if (request.method !== 'GET' && reply.statusCode < 300 && BOOK_WRITE_ROUTES.has(request.routeOptions.url ?? '')) await routing.afterWrite(request, reply)
+      return payload
+    })
+  }
 
   api.post('/book', { attachValidation: true, links: { 201: createdBookLinks }, schema: schemas.create }, handlers.createBook)
   // Searches, exports and histories take a turn of the fair share (after the bearer hook and the
@@ -62,7 +79,7 @@ export async function booksRoutes(app: FastifyInstance, options: BooksOptions): 
   api.put('/book/:id', { attachValidation: true, schema: schemas.update }, handlers.updateBook)
   api.delete('/book/:id', { schema: schemas.delete }, handlers.deleteBook)
   // A book's history and its restore (./history.ts, README "History and restore").
-  const history = historyHandlers(books)
+  const history = historyHandlers(books, routing)
   const historySchemas = historyRouteSchemas()
   api.get('/book/:id/history', { schema: historySchemas.history }, history.bookHistory)
   api.post('/book/:id/restore', { attachValidation: true, schema: historySchemas.restore }, history.restoreBook)

@@ -7,7 +7,7 @@ import { parseDecimalId } from '../../book/id.js'
 import { publishedAs } from '../../book/parameter-types.js'
 import type { BookQuery, SortField } from '../../book/query.js'
 import type { Book } from '../../book/schema.js'
-import type { BookStore } from '../../storage/contracts/book-store.js'
+import type { BookReads } from '../../storage/contracts/read-replicas.js'
 
 /** Largest page `limit` accepts. */
 export const MAX_PAGE_SIZE = 1000
@@ -166,7 +166,7 @@ export interface ListPage {
  * asks for `limit + 1` books so that the extra one tells whether a next page exists, without
  * counting. The next URL keeps the client's parameters and sets `after` to the last book's position.
  */
-export async function readListPage(books: BookStore, request: Listing): Promise<ListPage> {
+export async function readListPage(books: BookReads, request: Listing): Promise<ListPage> {
   const { query, limit, parameters } = request
   const read: Book[] = []
   for await (const book of books.list(limit === undefined ? query : { ...query, limit: limit + 1 })) read.push(book)

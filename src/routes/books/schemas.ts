@@ -14,6 +14,7 @@ import {
 } from '../../http/api-document/response-schemas.js'
 import { CreateBookHeaders, replayedHeaderDocument } from './idempotency.js'
 import { ListParameters } from './list-query.js'
+import { CommitPositionHeaders, commitPositionHeaderDocument, commitPositionProperty } from './read-routing.js'
 
 /** The `ETag` header as the API document shows it. */
 const etagHeaders = { etag: etagHeader }
@@ -31,12 +32,13 @@ export const IfMatchHeaders = Type.Object(
   { additionalProperties: true }
 )
 
-/** The `If-None-Match` request header of GET /book/{id}: any text is accepted. */
+/** The `If-None-Match` request header of GET /book/{id} (any text is accepted), and `Commit-Position`. */
 const IfNoneMatchHeaders = Type.Object(
   {
     'if-none-match': Type.Optional(
       Type.String({ description: 'Answer 304 with no body while the book still has this `ETag` (or any of a list; `*`: any).' })
-    )
+    ),
+    'commit-position': commitPositionProperty
   },
   { additionalProperties: true }
 )
@@ -80,7 +82,7 @@ export function bookRouteSchemas() {
       response: {
         201: withHeaders(
           successResponse(Book, Messages.created, 'the stored book, with its new id (or, for a retry with the same `Idempotency-Key`, the first answer\'s book).', 201),
-          replayedHeaderDocument
+          { ...replayedHeaderDocument, ...commitPositionHeaderDocument }
         ),
         400: invalidInputResponse(
           'the body is not a JSON object, or `title`/`author` is not a string of 1 to 500 characters (not only white space), or `year` is not an integer from -9999 to 9999; or the `Idempotency-Key` is empty or over 255 characters.'
@@ -99,6 +101,7 @@ export function bookRouteSchemas() {
         'case-insensitive substring; `year`, `year_min`, `year_max`) and sort (`sort`, ties broken by id); `count=true` ' +
         'adds `X-Total-Count`. Unknown parameters are ignored.',
       querystring: ListParameters,
+      headers: CommitPositionHeaders,
       response: {
         200: withHeaders(successResponse(Type.Array(Book), Messages.listed, 'the books asked for (all of them, by id, without parameters).'), {
           link: { type: 'string' as const, description: 'RFC 8288 `</books?…>; rel="next"`: only with `limit`, while more books follow.' },
@@ -132,7 +135,7 @@ export function bookRouteSchemas() {
       headers: IfMatchHeaders,
       body: BookPatch,
       response: {
-        200: withHeaders(successResponse(Book, Messages.updated, 'the book as stored now.'), etagHeaders),
+        200: withHeaders(successResponse(Book, Messages.updated, 'the book as stored now.'), { ...etagHeaders, ...commitPositionHeaderDocument }),
         400: badBody,
         404: bookNotFoundResponse,
         412: preconditionFailedResponse
@@ -149,7 +152,7 @@ export function bookRouteSchemas() {
       params: BookParams,
       headers: IfMatchHeaders,
       response: {
-        200: successResponse(Type.Null(), Messages.deleted, `the book is removed; \`data\` is null.`),
+        200: withHeaders(successResponse(Type.Null(), Messages.deleted, `the book is removed; \`data\` is null.`), commitPositionHeaderDocument),
         404: bookNotFoundResponse,
         412: preconditionFailedResponse
       }

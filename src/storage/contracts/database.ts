@@ -3,6 +3,7 @@ import type { ApiTokenStore } from './api-token-store.js'
 import type { BookStore } from './book-store.js'
 import type { ChangeLog } from './change-log.js'
 import type { LoginAttempts } from './login-attempts.js'
+import type { ReadReplicas } from './read-replicas.js'
 import type { WebhookStore } from './webhook-store.js'
 
 /**
@@ -30,6 +31,11 @@ export interface Database {
   readonly loginAttempts: LoginAttempts
   /** The webhook endpoints, their deliveries and the dispatcher's lease (docs/webhooks.md). */
   readonly webhooks: WebhookStore
+  /**
+   * Where book reads go when the database has read replicas (PostgreSQL with
+   * `DATABASE_REPLICA_URLS`: ./read-replicas.ts); undefined when every read goes to {@link books}.
+   */
+  readonly readReplicas?: ReadReplicas | undefined
   /** Resolves when the storage answers a trivial query (readiness); rejects otherwise. */
   ping(): Promise<void>
   /**

@@ -116,8 +116,10 @@ export async function openPool(url: string, options: PostgresOptions): Promise<p
 /**
  * A pool of connections to `url` with `options`, each under `options.statementTimeoutMs` when
  * given, unless `url` is a pooler (`options.directUrl` given): then they carry no session setting.
+ * Nothing is migrated: {@link openPool} does that on the primary; a read replica (postgres-replicas.ts)
+ * replays the primary's schema.
  */
-function newPool(url: string, options: PostgresOptions): pg.Pool {
+export function newPool(url: string, options: PostgresOptions): pg.Pool {
   const sessionSettings = options.directUrl !== undefined ? {} : {
     idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS,
     ...(options.statementTimeoutMs === undefined ? {} : { statement_timeout: options.statementTimeoutMs })

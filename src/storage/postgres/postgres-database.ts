@@ -8,9 +8,7 @@ import type { Database } from '../contracts/database.js'
 import type { ChangeContext } from '../contracts/change-log.js'
 import { contextObject } from '../sql/change-log-statements.js'
 import { patchValues } from '../sql/book-statements.js'
-import { pagesById, pagesOf } from '../sql/list-pages.js'
-import { countStatement, listStatement, searchStatement, type BuiltQuery } from '../sql/list.js'
-import { FEW_CANDIDATES, rankedSearch, searchCount, searchList, type ReadCandidates, type SearchReadOptions } from '../sql/search-results.js'
+import { FEW_CANDIDATES, type SearchReadOptions } from '../sql/search-results.js'
 import { DEFAULT_RETENTION, TRIM_INTERVAL_MS, type ChangeLogOptions, type ChangeLogRetention } from '../retention.js'
 import { postgresAccountStore } from './postgres-account-store.js'
 import { postgresApiTokenStore } from './postgres-api-token-store.js'
@@ -28,8 +26,9 @@ import { probeWrite } from './postgres-write-probe.js'
 import type { IdempotencyClaim, IdempotentCreate } from '../contracts/idempotency.js'
 import { STATEMENTS, statementRunner } from './postgres-statements.js'
 import type { HistoryPage, RestoreOutcome } from '../contracts/book-history.js'
-import { readHistoryPage, type HistoryRow } from '../sql/book-history-statements.js'
 import { restoreBook } from './postgres-book-restore.js'
+import { PostgresBookReads } from './postgres-book-reads.js'
+import { PostgresReplicas } from './postgres-replicas.js'
 
 /** The change log's numbering, as the store runs it (postgres-change-numbering.ts). */
 interface NumberingOptions {
@@ -37,6 +36,10 @@ interface NumberingOptions {
   onNumberingError?: (error: unknown) => void
   /** How searches are read (their cost only; storage/sql/search-results.ts). */
   search?: SearchReadOptions
+  /** The read replicas' URLs (docs/several-instances.md "Read replicas"); none: every read on the primary. */
+  replicaUrls?: readonly string[]
+  /** Told when a replica failed a read and the primary answered it (the replica's URL, the error). */
+  onReplicaFallback?: (url: string, error: unknown) => void
 }
 
 /** Ids one statement of a search's walk by id covers on PostgreSQL (docs/search.md "How a page is read"). */
@@ -61,6 +64,8 @@ export class PostgresDatabase implements Database, BookStore {
   readonly changes: PostgresChangeLog
   readonly loginAttempts: LoginAttempts
   readonly webhooks: WebhookStore
+  /** Where book reads go when `replicaUrls` names replicas (postgres-replicas.ts); else undefined. */
+  readonly readReplicas: PostgresReplicas | undefined
   private closed: Promise<void> | undefined
   private readonly query
   private readonly inserts
@@ -70,7 +75,8 @@ export class PostgresDatabase implements Database, BookStore {
   /** The last write refusal (read-only, disk full), until a probe write succeeds: not ready meanwhile. */
   private refused: Error | undefined
   private readonly queryTimeoutMs: number
-  private readonly searchOptions: Required<SearchReadOptions>
+  /** The primary's book reads (postgres-book-reads.ts). */
+  private readonly reads: PostgresBookReads
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -81,7 +87,6 @@ export class PostgresDatabase implements Database, BookStore {
     // The server stops a statement at the bound (the pool's `statement_timeout`); the client waits a
     // little longer, for a server gone silent (postgres-connection.ts: QUERY_TIMEOUT_GRACE_MS).
     this.queryTimeoutMs = (options.queryTimeoutMs ?? QUERY_TIMEOUT_MS) + QUERY_TIMEOUT_GRACE_MS
-    this.searchOptions = { fewCandidates: FEW_CANDIDATES, windowSize: SEARCH_WINDOW, ...options.search }
     const queryTimeoutMs = this.queryTimeoutMs
     const run = statementRunner(pool, queryTimeoutMs, options.namedStatements ?? options.directUrl === undefined)
     this.query = <Row extends pg.QueryResultRow>(statement: Parameters<typeof run>[0], values: unknown[]) =>
@@ -90,6 +95,19 @@ export class PostgresDatabase implements Database, BookStore {
     const sessionUrl = options.directUrl ?? url
     this.numbering = new ChangeNumbering(sessionUrl, options.onNumberingError)
     this.numbering.start()
+    const search = { fewCandidates: FEW_CANDIDATES, windowSize: SEARCH_WINDOW, ...options.search }
+    this.reads = new PostgresBookReads(this.query, search)
+    this.readReplicas = options.replicaUrls?.length
+      ? new PostgresReplicas(options.replicaUrls, this.reads, this.query, {
+          poolSize: options.poolSize,
+          connectTimeoutMs: options.connectTimeoutMs,
+          onConnectionError: options.onConnectionError,
+          statementTimeoutMs: options.queryTimeoutMs ?? QUERY_TIMEOUT_MS,
+          queryTimeoutMs,
+          search,
+          onFallback: options.onReplicaFallback
+        })
+      : undefined
     this.inserts = new GroupInsert(this.query)
     this.idempotent = idempotentCreates(pool, queryTimeoutMs)
     this.accounts = postgresAccountStore(pool, queryTimeoutMs)
@@ -143,48 +161,16 @@ export class PostgresDatabase implements Database, BookStore {
     return this.idempotent.trim(before)
   }
 
-  async *list(query?: BookQuery): AsyncIterable<Book> {
-    if (query?.search) {
-      if (query.sort !== undefined) {
-        yield* await searchList(query, query.search, this.searchCandidates(query))
-        return
-      }
-      yield* rankedSearch(query, query.search, {
-        engine: 'postgres',
-        run: <Row>(statement: BuiltQuery) => this.query<Row & pg.QueryResultRow>({ text: statement.sql }, [...statement.parameters]),
-        readCandidates: this.searchCandidates(query),
-        options: this.searchOptions
-      })
-      return
-    }
-    if (query) {
-      const readPage = async (page: BookQuery) => {
-        const { sql, parameters } = await listStatement('postgres', page)
-        return this.query<Book>({ text: sql }, [...parameters])
-      }
-      for await (const page of pagesOf(query, readPage)) yield* page
-      return
-    }
-    for await (const page of pagesById((after, size) => this.query<Book>(STATEMENTS.page, [after, size]))) yield* page
+  list(query?: BookQuery): AsyncIterable<Book> {
+    return this.reads.list(query)
   }
 
-  /** Reads the candidates of a search (docs/search.md "Search"). */
-  private searchCandidates(query: BookQuery): ReadCandidates {
-    return async (pieces, afterId, size) => {
-      const { sql, parameters } = await searchStatement('postgres', query, pieces, afterId, size)
-      return this.query<Book>({ text: sql }, [...parameters])
-    }
+  count(filter: BookFilter): Promise<number> {
+    return this.reads.count(filter)
   }
 
-  async count(filter: BookFilter): Promise<number> {
-    if (filter.search) return searchCount(filter, filter.search, this.searchCandidates(filter))
-    const { sql, parameters } = await countStatement('postgres', filter)
-    const rows = await this.query<{ total: number }>({ text: sql }, [...parameters])
-    return rows[0]!.total
-  }
-
-  async get(id: number): Promise<VersionedBook | undefined> {
-    return (await this.query<VersionedBook>(STATEMENTS.get, [id]))[0]
+  get(id: number): Promise<VersionedBook | undefined> {
+    return this.reads.get(id)
   }
 
   /**
@@ -213,17 +199,11 @@ export class PostgresDatabase implements Database, BookStore {
   }
 
   history(id: number, before: number, limit: number): Promise<HistoryPage | undefined> {
-    return readHistoryPage(
-      id,
-      before,
-      limit,
-      (bookId, before, size) => this.query<HistoryRow>(STATEMENTS.historyPage, [bookId, before, size]),
-      (bookId) => this.hasHistory(bookId)
-    )
+    return this.reads.history(id, before, limit)
   }
 
-  async hasHistory(id: number): Promise<boolean> {
-    return (await this.query(STATEMENTS.historyAny, [id])).length > 0
+  hasHistory(id: number): Promise<boolean> {
+    return this.reads.hasHistory(id)
   }
 
   /** Its own transaction (postgres-book-restore.ts): the version's lookup, the row lock and check, the write and its mark. */
@@ -277,6 +257,7 @@ export class PostgresDatabase implements Database, BookStore {
     clearInterval(this.trimTimer)
     this.changes.stop()
     await this.numbering.stop()
+    await this.readReplicas?.close()
     this.closed ??= this.pool.end()
     await this.closed
   }

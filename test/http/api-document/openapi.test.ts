@@ -268,7 +268,8 @@ describe('GET /openapi.json', () => {
   test('the conditional, paging and rate headers are declared; servers, contact, license; times are date-time', () => {
     const headerNames = (path: string, method: string) =>
       (document.paths[path]?.[method]?.parameters ?? []).filter((found) => found.in === 'header').map((found) => found.name)
-    assert.deepEqual(headerNames('/book/{id}', 'get'), ['if-none-match'])
+    assert.deepEqual(headerNames('/book/{id}', 'get'), ['if-none-match', 'commit-position'])
+    for (const path of ['/books', '/book/{id}/history']) assert.deepEqual(headerNames(path, 'get'), ['commit-position'], path)
     for (const [path, method] of [['/book/{id}', 'put'], ['/book/{id}', 'delete'], ['/book/{id}/restore', 'post']] as const) {
       assert.deepEqual(headerNames(path, method), ['if-match'], `${method} ${path}`)
     }
@@ -282,6 +283,10 @@ describe('GET /openapi.json', () => {
     assert.ok(answers('/book/{id}/history', 'get')['200']!.headers!.link)
     assert.ok(answers('/webhooks/{id}/deliveries', 'get')['200']!.headers!.link)
     assert.ok(answers('/book', 'post')['201']!.headers!['idempotent-replayed'])
+    // Read your writes on a service with read replicas: each book write's answer carries its position.
+    for (const [path, method, status] of [['/book', 'post', '201'], ['/book/{id}', 'put', '200'], ['/book/{id}', 'delete', '200'], ['/book/{id}/restore', 'post', '200']] as const) {
+      assert.ok(answers(path, method)[status]!.headers!['commit-position'], `${method} ${path}`)
+    }
     assert.ok(answers('/login', 'post')['429']!.headers!['retry-after'])
     assert.ok(answers('/users/{username}/password', 'put')['429']!.headers!['retry-after'])
     const top = document as unknown as { servers: unknown[]; info: { contact?: object; license?: { name: string } }; components: { schemas: Record<string, { properties: Record<string, { format?: string }> }> } }

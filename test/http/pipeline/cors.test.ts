@@ -42,6 +42,9 @@ describe('CORS on (CORS_ORIGINS)', () => {
       assert.match(String(response.headers['access-control-allow-methods']), new RegExp(`\\b${method}\\b`))
       assert.match(String(response.headers['access-control-allow-headers']), /Authorization/)
       assert.match(String(response.headers['access-control-allow-headers']), /Content-Type/)
+      for (const header of ['If-Match', 'If-None-Match', 'Idempotency-Key', 'Commit-Position']) {
+        assert.match(String(response.headers['access-control-allow-headers']), new RegExp(`\\b${header}\\b`), header)
+      }
     }
     const second = await preflight('/books', 'GET', 'http://localhost:3000')
     assert.equal(second.headers['access-control-allow-origin'], 'http://localhost:3000')
@@ -58,6 +61,10 @@ describe('CORS on (CORS_ORIGINS)', () => {
     const ok = await app().inject({ method: 'GET', url: '/books', headers: { ...auth, origin: 'https://app.example' } })
     assert.equal(ok.statusCode, 200)
     assert.equal(ok.headers['access-control-allow-origin'], 'https://app.example')
+    // The headers the typed client reads are readable by a page on that origin.
+    for (const header of ['ETag', 'Link', 'X-Total-Count', 'Idempotent-Replayed', 'Commit-Position']) {
+      assert.match(String(ok.headers['access-control-expose-headers']), new RegExp(`\\b${header}\\b`), header)
+    }
     assert.match(String(ok.headers['access-control-expose-headers']), /X-Request-Id/)
     const refused = await app().inject({ method: 'GET', url: '/books', headers: { origin: 'https://app.example' } })
     assert.equal(refused.statusCode, 401)

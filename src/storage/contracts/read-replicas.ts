@@ -1,0 +1,38 @@
+import type { BookStore } from './book-store.js'
+
+/** The read operations of a {@link BookStore}: what a read replica can serve. */
+export type BookReads = Pick<BookStore, 'list' | 'count' | 'get' | 'history' | 'hasHistory'>
+
+/**
+ * Where book reads go on a database with read replicas (PostgreSQL with `DATABASE_REPLICA_URLS`;
+ * docs/several-instances.md "Read replicas"). Positions are PostgreSQL write-ahead log positions
+ * (LSNs) as unsigned 64-bit integers: a replica that has replayed up to a position shows every
+ * transaction committed before it.
+ */
+export interface ReadReplicas {
+  /**
+   * The reads to use for a read that must see every write committed at or before `position`
+   * (undefined: none in particular): a replica known to have replayed that far, else the primary.
+   * A replica's failure (unreachable, a recovery conflict) is retried on the primary.
+   */
+  readsAfter(position: bigint | undefined): BookReads
+  /**
+   * A position at or past the commit of every write that completed before the call: the
+   * primary's current WAL insert position, asked once for all the callers of one event-loop turn.
+   *
+   * @throws the primary's error (unreachable).
+   */
+  commitPosition(): Promise<bigint>
+}
+
+/** The text form of a position, as PostgreSQL prints an LSN (`16/B374D848`). */
+export function formatPosition(position: bigint): string {
+  return `${(position >> 32n).toString(16).toUpperCase()}/${(position & 0xffff_ffffn).toString(16).toUpperCase()}`
+}
+
+/** A position from its text form (`16/B374D848`, any case), or undefined when `text` is not one. */
+export function parsePosition(text: string): bigint | undefined {
+  const match = /^([0-9A-Fa-f]{1,8})\/([0-9A-Fa-f]{1,8})$/.exec(text.trim())
+  if (!match) return undefined
+  return (BigInt(`0x${match[1]}`) << 32n) | BigInt(`0x${match[2]}`)
+}

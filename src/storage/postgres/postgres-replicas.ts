@@ -1,0 +1,200 @@
+import type pg from 'pg'
+import type { Book } from '../../book/schema.js'
+import type { StorageUnavailableError } from '../contracts/database.js'
+import { parsePosition, type BookReads, type ReadReplicas } from '../contracts/read-replicas.js'
+import type { SearchReadOptions } from '../sql/search-results.js'
+import { PostgresBookReads, type Query } from './postgres-book-reads.js'
+import { newPool, type PostgresOptions } from './postgres-connection.js'
+import { statementRunner } from './postgres-statements.js'
+
+/** How often each replica's replayed position is read, in ms: how soon a replica is used again after a write. */
+export const REPLAY_POLL_MS = 50
+
+/** How long a replica's position may go unread before reads stop going to it, in ms (a replica gone silent). */
+const REPLAY_SILENT_MS = 1000
+
+/** SQLSTATEs of a replica's read that the primary may well answer: a recovery conflict cancelled it (`serialization_failure`, `deadlock_detected`). */
+const RECOVERY_CONFLICT_CODES = new Set(['40001', '40P01'])
+
+/** One read replica: its pool, its reads, and the position it was last seen to have replayed. */
+interface Replica {
+  readonly url: string
+  readonly pool: pg.Pool
+  /** Its reads, retried on the primary when they fail ({@link withFallback}). */
+  readonly reads: BookReads
+  /** The WAL position it had replayed at the last poll; undefined while unknown (not polled yet, unreachable, silent, promoted). */
+  replayed: bigint | undefined
+  /** When the poll in flight started (ms since the epoch), or undefined when none is. */
+  pollingSince: number | undefined
+}
+
+/** Options of {@link PostgresReplicas}. */
+export interface ReplicaOptions extends Pick<PostgresOptions, 'poolSize' | 'connectTimeoutMs' | 'onConnectionError'> {
+  /** Each read's bound on a replica, in ms (its `statement_timeout`), as on the primary. */
+  statementTimeoutMs: number
+  /** How long the client waits for an answer, in ms (the bound plus a grace). */
+  queryTimeoutMs: number
+  /** The searches' cost options, as on the primary. */
+  search: Required<SearchReadOptions>
+  /** Told when a replica's read failed and was answered by the primary instead (the error). */
+  onFallback?: (url: string, error: unknown) => void
+}
+
+/**
+ * The read replicas of a PostgreSQL primary (`DATABASE_REPLICA_URLS`; docs/several-instances.md
+ * "Read replicas"). Each replica's replayed WAL position (`pg_last_wal_replay_lsn()`) is read every
+ * {@link REPLAY_POLL_MS}; a read that must see a position goes to a replica seen at or past it,
+ * in turn, else to the primary. The position seen only grows while a replica streams from this
+ * primary, so a replica seen past a position has replayed it: a read routed so is never stale.
+ */
+export class PostgresReplicas implements ReadReplicas {
+  private readonly replicas: Replica[]
+  private readonly timer: NodeJS.Timeout
+  private turn = 0
+  /**
+   * The primary's position once this instance had opened it (migrated): no read goes to a replica
+   * before it has replayed that far, so a replica never serves from an older schema. Unknown
+   * (every read on the primary) until the primary has answered.
+   */
+  private floor: bigint | undefined
+  private readingFloor = false
+  /** The commit-position query the current event-loop turn's callers share, before it is sent. */
+  private nextPosition: Promise<bigint> | undefined
+
+  /**
+   * @param urls the replicas' postgres:// URLs.
+   * @param primary the primary's reads (where a read goes when no replica has replayed far enough).
+   * @param primaryQuery runs a statement on the primary (the commit position).
+   */
+  constructor(
+    urls: readonly string[],
+    private readonly primary: BookReads,
+    private readonly primaryQuery: Query,
+    options: ReplicaOptions
+  ) {
+    this.replicas = urls.map((url) => {
+      const pool = newPool(url, { ...options, applicationName: 'book-service-replica-reads', startupTimeoutMs: 0 })
+      const reads = new PostgresBookReads(statementRunner(pool, options.queryTimeoutMs), options.search)
+      return {
+        url,
+        pool,
+        reads: withFallback(reads, primary, (error) => options.onFallback?.(url, error)),
+        replayed: undefined,
+        pollingSince: undefined
+      }
+    })
+    this.timer = setInterval(() => this.poll(), REPLAY_POLL_MS).unref()
+    this.poll()
+  }
+
+  readsAfter(position: bigint | undefined): BookReads {
+    const floor = this.floor
+    if (floor === undefined) return this.primary
+    if (position === undefined || position < floor) position = floor
+    const count = this.replicas.length
+    for (let tried = 0; tried < count; tried++) {
+      const replica = this.replicas[this.turn++ % count]!
+      if (replica.replayed !== undefined && (position === undefined || replica.replayed >= position)) return replica.reads
+    }
+    return this.primary
+  }
+
+  commitPosition(): Promise<bigint> {
+    // Shared only by callers that came before the query is sent: each of their writes had
+    // committed by then, so the position read is past every one of them.
+    this.nextPosition ??= new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
+      this.nextPosition = undefined
+      const [row] = await this.primaryQuery<{ lsn: string }>({ text: 'SELECT pg_current_wal_insert_lsn()::text AS lsn' }, [])
+      return parsePosition(row!.lsn)!
+    })
+    return this.nextPosition
+  }
+
+  /** Stops the polling and closes the replicas' connections. */
+  async close(): Promise<void> {
+    clearInterval(this.timer)
+    await Promise.all(this.replicas.map((replica) => replica.pool.end().catch(() => {})))
+  }
+
+  /** Reads each replica's replayed position (and the primary's floor until known); one poll in flight per replica. */
+  private poll(): void {
+    const now = Date.now()
+    if (this.floor === undefined && !this.readingFloor) {
+      this.readingFloor = true
+      this.commitPosition().then(
+        (position) => {
+          this.floor ??= position
+          this.readingFloor = false
+        },
+        () => {
+          this.readingFloor = false
+        }
+      )
+    }
+    for (const replica of this.replicas) {
+      if (replica.pollingSince !== undefined) {
+        if (now - replica.pollingSince > REPLAY_SILENT_MS) replica.replayed = undefined
+        continue
+      }
+      replica.pollingSince = now
+      replica.pool
+        .query<{ lsn: string | null }>({ text: 'SELECT pg_last_wal_replay_lsn()::text AS lsn', query_timeout: REPLAY_SILENT_MS } as pg.QueryConfig)
+        .then(
+          ({ rows }) => {
+            // NULL: not in recovery (promoted, or not a standby at all): its data may have gone another way.
+            const lsn = rows[0]?.lsn
+            replica.replayed = lsn ? parsePosition(lsn) : undefined
+          },
+          () => {
+            replica.replayed = undefined
+          }
+        )
+        .finally(() => {
+          replica.pollingSince = undefined
+        })
+    }
+  }
+}
+
+/** Whether a replica's failed read is worth asking the primary: the replica is unreachable, or a recovery conflict cancelled the read. */
+function isReplicaFailure(error: unknown): boolean {
+  const unavailable = error as Partial<StorageUnavailableError> & { code?: string }
+  if (unavailable.name === 'StorageUnavailableError') return unavailable.retryAfterSeconds === undefined
+  return unavailable.code !== undefined && RECOVERY_CONFLICT_CODES.has(unavailable.code)
+}
+
+/**
+ * `replica`'s reads, each answered by `primary` when the replica fails it ({@link isReplicaFailure});
+ * a list only while it has yielded nothing yet. A statement stopped at the bound is not repeated
+ * on the primary: it would cost as much there.
+ */
+function withFallback(replica: BookReads, primary: BookReads, onFallback: (error: unknown) => void): BookReads {
+  const retried = async <T>(read: (reads: BookReads) => Promise<T>): Promise<T> => {
+    try {
+      return await read(replica)
+    } catch (error) {
+      if (!isReplicaFailure(error)) throw error
+      onFallback(error)
+      return read(primary)
+    }
+  }
+  return {
+    get: (id) => retried((reads) => reads.get(id)),
+    count: (filter) => retried((reads) => reads.count(filter)),
+    history: (id, before, limit) => retried((reads) => reads.history(id, before, limit)),
+    hasHistory: (id) => retried((reads) => reads.hasHistory(id)),
+    async *list(query) {
+      const books = replica.list(query)[Symbol.asyncIterator]()
+      let first: IteratorResult<Book>
+      try {
+        first = await books.next()
+      } catch (error) {
+        if (!isReplicaFailure(error)) throw error
+        onFallback(error)
+        yield* primary.list(query)
+        return
+      }
+      for (let next = first; !next.done; next = await books.next()) yield next.value
+    }
+  }
+}

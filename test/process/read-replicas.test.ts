@@ -1,0 +1,114 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import pg from 'pg'
+import { createClient } from '../../src/client/index.js'
+import { authHeaders, signToken } from '../support/app.js'
+import { eventually } from '../support/client.js'
+import { clusterSkipReason, startReplicatedPair } from '../support/cluster.js'
+import { removeDirectory, startServer, temporaryDirectory, type RunningServer } from '../support/server.js'
+
+// docs/several-instances.md "Read replicas": book reads go to a replica that has replayed far
+// enough; a write's answer carries the position it committed at, and a read that sends it back
+// sees that write, through any instance, even while the replica lags.
+
+/** How far behind the primary the replica applies commits, on purpose (`recovery_min_apply_delay`). */
+const REPLICA_DELAY_S = 5
+
+const writer = authHeaders(signToken({ sub: 'writer' }))
+const reader = authHeaders(signToken({ sub: 'reader' }))
+
+async function create(server: RunningServer, headers: Record<string, string>, title: string): Promise<{ id: number; position: string }> {
+  const response = await fetch(`${server.url}/book`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify({ title, author: 'R', year: 2001 })
+  })
+  assert.equal(response.status, 201)
+  const { data } = (await response.json()) as { data: { id: number } }
+  return { id: data.id, position: response.headers.get('commit-position') ?? '' }
+}
+
+/** Resolves once the replica at `url` has replayed `position` (a `Commit-Position`), and the instances have polled it since. */
+async function replayed(url: string, position: string): Promise<void> {
+  const replica = new pg.Client({ connectionString: url })
+  await replica.connect()
+  try {
+    await eventually(
+      `the replica replays ${position}`,
+      async () => (await replica.query<{ done: boolean }>('SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn AS done', [position])).rows[0]!.done,
+      60_000
+    )
+  } finally {
+    await replica.end()
+  }
+  // The instances read each replica's position every 50 ms.
+  await new Promise((resolve) => setTimeout(resolve, 200))
+}
+
+async function status(server: RunningServer, path: string, headers: Record<string, string>): Promise<number> {
+  const response = await fetch(`${server.url}${path}`, { headers })
+  await response.arrayBuffer()
+  return response.status
+}
+
+async function titles(server: RunningServer, headers: Record<string, string>): Promise<string[]> {
+  const response = await fetch(`${server.url}/books?limit=1000&count=true`, { headers })
+  assert.equal(response.status, 200)
+  return ((await response.json()) as { data: { title: string }[] }).data.map((book) => book.title)
+}
+
+test(
+  '[postgres] read replicas: a write\'s Commit-Position sent back reads it at once through another instance while the replica lags; another account without it reads the replica; the writer reads its writes through the instance it wrote on; a stopped replica falls back to the primary',
+  { skip: clusterSkipReason },
+  async () => {
+    const pair = await startReplicatedPair({ synchronous: false, standbySettings: [`recovery_min_apply_delay=${REPLICA_DELAY_S}s`] })
+    const directories = [temporaryDirectory(), temporaryDirectory()]
+    const servers: RunningServer[] = []
+    try {
+      const env = { DATABASE_URL: pair.primary.url, DATABASE_REPLICA_URLS: pair.standbyUrl }
+      for (const directory of directories) servers.push(await startServer({ dataDirectory: directory, env }))
+      const [a, b] = servers as [RunningServer, RunningServer]
+
+      // The replica takes reads once it has replayed the instances' start (their migrations); here
+      // it applies each commit seconds late, so wait for a write made after both started.
+      const warmUp = await create(a, writer, 'warm-up')
+      await replayed(pair.standbyUrl, warmUp.position)
+      assert.equal(await status(b, `/book/${warmUp.id}`, reader), 200)
+
+      const fresh = await create(a, writer, 'fresh')
+      assert.match(fresh.position, /^[0-9A-F]{1,8}\/[0-9A-F]{1,8}$/, 'the write answers with its commit position')
+      const withPosition = { ...reader, 'commit-position': fresh.position }
+      // Through B with the position: the write, at once, in every kind of read.
+      assert.equal(await status(b, `/book/${fresh.id}`, withPosition), 200)
+      assert.ok((await titles(b, withPosition)).includes('fresh'), 'the list has it')
+      assert.equal(await status(b, `/book/${fresh.id}/history`, withPosition), 200)
+      // Without it, another account reads the replica, seconds behind: reads do go to the replica.
+      assert.equal(await status(b, `/book/${fresh.id}`, reader), 404)
+      assert.ok(!(await titles(b, reader)).includes('fresh'), 'the replica\'s list is behind')
+      // The writer, without the header, through the instance it wrote on: its write.
+      assert.equal(await status(a, `/book/${fresh.id}`, writer), 200)
+      // A position that is not one reads from the primary.
+      assert.equal(await status(b, `/book/${fresh.id}`, { ...reader, 'commit-position': 'not a position' }), 200)
+
+      // The typed client sends its last write's position back on its reads, whichever instance answers.
+      const toB = (input: string | URL | Request, init?: RequestInit) =>
+        fetch((init?.method ?? 'GET') === 'GET' ? String(input).replace(a.url, b.url) : input, init)
+      const client = createClient({ baseUrl: a.url, token: signToken({ sub: 'client' }), fetch: toB })
+      const stored = await client.createBook({ title: 'through the client', author: 'R', year: 2002 })
+      assert.equal((await client.getBook(stored.id)).title, 'through the client')
+
+      // Once the replica has replayed it, the other account reads it there too.
+      await replayed(pair.standbyUrl, fresh.position)
+      assert.equal(await status(b, `/book/${fresh.id}`, reader), 200)
+
+      // A replica that stops: its reads go to the primary, none fails.
+      pair.stopStandby()
+      const late = await create(a, writer, 'after the replica stopped')
+      for (let n = 0; n < 5; n++) assert.equal(await status(b, `/book/${late.id}`, reader), 200, `read ${n} after the replica stopped`)
+    } finally {
+      for (const server of servers) await server.stop()
+      for (const directory of directories) removeDirectory(directory)
+      pair.destroy()
+    }
+  }
+)
