@@ -168,7 +168,7 @@ function isReplicaFailure(error: unknown): boolean {
  * a list only while it has yielded nothing yet. A statement stopped at the bound is not repeated
  * on the primary: it would cost as much there.
  */
-function withFallback(replica: BookReads, primary: BookReads, onFallback: (error: unknown) => void): BookReads {
+export function withFallback(replica: BookReads, primary: BookReads, onFallback: (error: unknown) => void): BookReads {
   const retried = async <T>(read: (reads: BookReads) => Promise<T>): Promise<T> => {
     try {
       return await read(replica)
