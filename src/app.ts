@@ -157,7 +157,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       heartbeatSeconds: config.FEED_HEARTBEAT,
       maxPerSubject: config.FEED_MAX_STREAMS_PER_SUBJECT,
       maxAgeSeconds: config.FEED_MAX_STREAM_AGE
-    }, app.log)
+    }, app.log, database.readReplicas)
   // Before the server stops waiting for answers in progress: the streams would hold it open.
   app.addHook('preClose', (done) => {
     feed.close()

@@ -110,10 +110,16 @@ export class ChangeFeed {
   private ticks = 0
   private timer: NodeJS.Timeout | undefined
 
+  /**
+   * @param changeLog the change log the shared reader and every start point read (the primary's).
+   * @param catchUpLog where a resuming subscriber's catch-up pages are read: read replicas that
+   *   hold them, when the database has any (docs/several-instances.md "Read replicas"); default `changeLog`.
+   */
   constructor(
     private readonly changeLog: ChangeLog,
     private readonly limits: ChangeFeedLimits,
-    private readonly logger: FastifyBaseLogger
+    private readonly logger: FastifyBaseLogger,
+    private readonly catchUpLog: Pick<ChangeLog, 'changesAfter'> = changeLog
   ) {}
 
   /** The streams open now. */
@@ -209,7 +215,9 @@ export class ChangeFeed {
           }
           continue
         }
-        const changes = await this.changeLog.changesAfter(subscriber.seq, CATCH_UP_PAGE)
+        // Never empty from a replica (it is asked only when it holds a change after `seq`), so an
+        // empty page means the log has nothing after `seq`, as on the primary.
+        const changes = await this.catchUpLog.changesAfter(subscriber.seq, CATCH_UP_PAGE)
         if (subscriber.closed) return
         if (changes.length === 0) {
           this.joined.add(subscriber)

@@ -3,6 +3,7 @@ import { test } from 'node:test'
 import pg from 'pg'
 import { createClient } from '../../src/client/index.js'
 import { authHeaders, signToken } from '../support/app.js'
+import { openFeed, seqsOf } from '../support/change-feed.js'
 import { eventually } from '../support/client.js'
 import { clusterSkipReason, startReplicatedPair } from '../support/cluster.js'
 import { removeDirectory, startServer, temporaryDirectory, type RunningServer } from '../support/server.js'
@@ -108,6 +109,59 @@ test(
     } finally {
       for (const server of servers) await server.stop()
       for (const directory of directories) removeDirectory(directory)
+      pair.destroy()
+    }
+  }
+)
+
+/** Heap rows of the change log read by index scans on the server at `url` (each server counts its own). */
+async function changeLogRowsRead(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    const { rows } = await client.query<{ n: string }>("SELECT (COALESCE(idx_tup_fetch, 0) + COALESCE(seq_tup_read, 0))::text AS n FROM pg_stat_user_tables WHERE relname = 'book_changes'")
+    return Number(rows[0]?.n ?? 0)
+  } finally {
+    await client.end()
+  }
+}
+
+test(
+  '[postgres] read replicas and the change feed: a catch-up while the replica lags comes from the primary, complete; once the replica holds the changes, from the replica; every change once and in order',
+  { skip: clusterSkipReason },
+  async () => {
+    const pair = await startReplicatedPair({ synchronous: false, standbySettings: [`recovery_min_apply_delay=${REPLICA_DELAY_S}s`] })
+    const directory = temporaryDirectory()
+    let server: RunningServer | undefined
+    const primary = new pg.Client({ connectionString: pair.primary.url })
+    try {
+      server = await startServer({ dataDirectory: directory, env: { DATABASE_URL: pair.primary.url, DATABASE_REPLICA_URLS: pair.standbyUrl } })
+      await primary.connect()
+      // 2,000 changes at once (one statement; the trigger logs each), numbered by the instance.
+      await primary.query(
+        `INSERT INTO books (title, author, year, title_folded, author_folded)
+         SELECT 'Book ' || n, 'A', 2000, 'book ' || n, 'a' FROM generate_series(1, 2000) AS n`
+      )
+      await eventually('every change numbered', async () => (await primary.query('SELECT count(*)::int AS n FROM book_changes WHERE seq IS NULL')).rows[0].n === 0, 20_000)
+      const numbered = (await primary.query<{ lsn: string }>('SELECT pg_current_wal_insert_lsn()::text AS lsn')).rows[0]!.lsn
+      const everyChange = Array.from({ length: 2000 }, (_, index) => index + 1)
+
+      // The replica has none of them yet: the whole catch-up comes from the primary, complete.
+      const lagging = await openFeed(server.url, reader, '?after=0')
+      assert.deepEqual(seqsOf(await lagging.waitFor(2000, 20_000)), everyChange)
+      lagging.close()
+
+      // Once it has replayed them, the catch-up reads them from the replica: its change log rows are read.
+      await replayed(pair.standbyUrl, numbered)
+      const before = await changeLogRowsRead(pair.standbyUrl)
+      const caughtUp = await openFeed(server.url, reader, '?after=0')
+      assert.deepEqual(seqsOf(await caughtUp.waitFor(2000, 20_000)), everyChange)
+      caughtUp.close()
+      await eventually('the replica counts the rows it served', async () => (await changeLogRowsRead(pair.standbyUrl)) - before >= 2000, 10_000)
+    } finally {
+      await primary.end().catch(() => {})
+      await server?.stop()
+      removeDirectory(directory)
       pair.destroy()
     }
   }

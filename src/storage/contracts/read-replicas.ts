@@ -1,4 +1,5 @@
 import type { BookStore } from './book-store.js'
+import type { BookChange } from './change-log.js'
 
 /** The read operations of a {@link BookStore}: what a read replica can serve. */
 export type BookReads = Pick<BookStore, 'list' | 'count' | 'get' | 'history' | 'hasHistory'>
@@ -16,6 +17,13 @@ export interface ReadReplicas {
    * A replica's failure (unreachable, a recovery conflict) is retried on the primary.
    */
   readsAfter(position: bigint | undefined): BookReads
+  /**
+   * The change log's changes after `after`, at most `limit`, as `ChangeLog.changesAfter`: from a
+   * replica known to hold at least one of them, else from the primary (the change feed's catch-up:
+   * docs/several-instances.md "Read replicas"). A replica holds the numbered changes as a prefix
+   * (1…its last), so what it answers is exactly what the primary would, cut at its last.
+   */
+  changesAfter(after: number, limit: number): Promise<BookChange[]>
   /**
    * A position at or past the commit of every write that completed before the call: the
    * primary's current WAL insert position, asked once for all the callers of one event-loop turn.

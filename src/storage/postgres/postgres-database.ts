@@ -97,8 +97,13 @@ export class PostgresDatabase implements Database, BookStore {
     this.numbering.start()
     const search = { fewCandidates: FEW_CANDIDATES, windowSize: SEARCH_WINDOW, ...options.search }
     this.reads = new PostgresBookReads(this.query, search)
+    this.inserts = new GroupInsert(this.query)
+    this.idempotent = idempotentCreates(pool, queryTimeoutMs)
+    this.accounts = postgresAccountStore(pool, queryTimeoutMs)
+    this.apiTokens = postgresApiTokenStore(pool, queryTimeoutMs)
+    this.changes = new PostgresChangeLog(sessionUrl, this.query)
     this.readReplicas = options.replicaUrls?.length
-      ? new PostgresReplicas(options.replicaUrls, this.reads, this.query, {
+      ? new PostgresReplicas(options.replicaUrls, this.reads, this.query, this.changes, {
           poolSize: options.poolSize,
           connectTimeoutMs: options.connectTimeoutMs,
           onConnectionError: options.onConnectionError,
@@ -108,11 +113,6 @@ export class PostgresDatabase implements Database, BookStore {
           onFallback: options.onReplicaFallback
         })
       : undefined
-    this.inserts = new GroupInsert(this.query)
-    this.idempotent = idempotentCreates(pool, queryTimeoutMs)
-    this.accounts = postgresAccountStore(pool, queryTimeoutMs)
-    this.apiTokens = postgresApiTokenStore(pool, queryTimeoutMs)
-    this.changes = new PostgresChangeLog(sessionUrl, this.query)
     const retention = options.retention ?? DEFAULT_RETENTION
     this.trimTimer = setInterval(() => void this.trim(retention), options.trimIntervalMs ?? TRIM_INTERVAL_MS).unref()
     this.loginAttempts = new PostgresLoginAttempts(pool, queryTimeoutMs)

@@ -1,11 +1,23 @@
 import type pg from 'pg'
 import type { Book } from '../../book/schema.js'
+import type { BookChange, ChangeLog } from '../contracts/change-log.js'
 import type { StorageUnavailableError } from '../contracts/database.js'
 import { parsePosition, type BookReads, type ReadReplicas } from '../contracts/read-replicas.js'
 import type { SearchReadOptions } from '../sql/search-results.js'
+import { bookChangeOf, changeLogStatements, type ChangeRow } from '../sql/change-log-statements.js'
 import { PostgresBookReads, type Query } from './postgres-book-reads.js'
 import { newPool, type PostgresOptions } from './postgres-connection.js'
 import { statementRunner } from './postgres-statements.js'
+
+/** The change log's read of changes after a number, on a replica (placeholders `$n`). */
+const CHANGES_AFTER = { name: 'replica-change-log-after', text: changeLogStatements('postgres').after }
+
+/**
+ * What each poll reads from a replica: its replayed WAL position (NULL when it is not in recovery)
+ * and the last change number it holds (as the change log's `horizon` counts it).
+ */
+const REPLICA_STATE = `SELECT pg_last_wal_replay_lsn()::text AS lsn,
+  (SELECT GREATEST(trimmed_through, COALESCE((SELECT max(seq) FROM book_changes), 0)) FROM book_change_horizon) AS last_seq`
 
 /** How often each replica's replayed position is read, in ms: how soon a replica is used again after a write. */
 export const REPLAY_POLL_MS = 50
@@ -22,6 +34,10 @@ interface Replica {
   readonly pool: pg.Pool
   /** Its reads, retried on the primary when they fail ({@link withFallback}). */
   readonly reads: BookReads
+  /** Its change log's changes after a number (not retried: {@link PostgresReplicas.changesAfter} does that). */
+  readonly changesAfter: (after: number, limit: number) => Promise<BookChange[]>
+  /** The last change number it held at the last poll; undefined while unknown. */
+  lastSeq: number | undefined
   /** The WAL position it had replayed at the last poll; undefined while unknown (not polled yet, unreachable, silent, promoted). */
   replayed: bigint | undefined
   /** When the poll in flight started (ms since the epoch), or undefined when none is. */
@@ -65,21 +81,26 @@ export class PostgresReplicas implements ReadReplicas {
    * @param urls the replicas' postgres:// URLs.
    * @param primary the primary's reads (where a read goes when no replica has replayed far enough).
    * @param primaryQuery runs a statement on the primary (the commit position).
+   * @param primaryChanges the primary's change log (where a catch-up read goes when no replica has the changes).
    */
   constructor(
     urls: readonly string[],
     private readonly primary: BookReads,
     private readonly primaryQuery: Query,
-    options: ReplicaOptions
+    private readonly primaryChanges: Pick<ChangeLog, 'changesAfter'>,
+    private readonly options: ReplicaOptions
   ) {
     this.replicas = urls.map((url) => {
       const pool = newPool(url, { ...options, applicationName: 'book-service-replica-reads', startupTimeoutMs: 0 })
-      const reads = new PostgresBookReads(statementRunner(pool, options.queryTimeoutMs), options.search)
+      const query = statementRunner(pool, options.queryTimeoutMs)
+      const reads = new PostgresBookReads(query, options.search)
       return {
         url,
         pool,
         reads: withFallback(reads, primary, (error) => options.onFallback?.(url, error)),
+        changesAfter: async (after: number, limit: number) => (await query<ChangeRow>(CHANGES_AFTER, [after, limit])).map(bookChangeOf),
         replayed: undefined,
+        lastSeq: undefined,
         pollingSince: undefined
       }
     })
@@ -97,6 +118,26 @@ export class PostgresReplicas implements ReadReplicas {
       if (replica.replayed !== undefined && (position === undefined || replica.replayed >= position)) return replica.reads
     }
     return this.primary
+  }
+
+  async changesAfter(after: number, limit: number): Promise<BookChange[]> {
+    // Only a replica past the floor (the schema) that holds a change after `after`: its answer is
+    // then never empty, so a catch-up never takes a lagging replica's silence for "caught up".
+    if (this.floor !== undefined) {
+      const count = this.replicas.length
+      for (let tried = 0; tried < count; tried++) {
+        const replica = this.replicas[this.turn++ % count]!
+        if (replica.replayed === undefined || replica.replayed < this.floor || replica.lastSeq === undefined || replica.lastSeq <= after) continue
+        try {
+          return await replica.changesAfter(after, limit)
+        } catch (error) {
+          if (!isReplicaFailure(error)) throw error
+          this.options.onFallback?.(replica.url, error)
+          break
+        }
+      }
+    }
+    return this.primaryChanges.changesAfter(after, limit)
   }
 
   commitPosition(): Promise<bigint> {
@@ -138,15 +179,18 @@ export class PostgresReplicas implements ReadReplicas {
       }
       replica.pollingSince = now
       replica.pool
-        .query<{ lsn: string | null }>({ text: 'SELECT pg_last_wal_replay_lsn()::text AS lsn', query_timeout: REPLAY_SILENT_MS } as pg.QueryConfig)
+        .query<{ lsn: string | null; last_seq: string }>({ text: REPLICA_STATE, query_timeout: REPLAY_SILENT_MS } as pg.QueryConfig)
         .then(
           ({ rows }) => {
             // NULL: not in recovery (promoted, or not a standby at all): its data may have gone another way.
             const lsn = rows[0]?.lsn
             replica.replayed = lsn ? parsePosition(lsn) : undefined
+            replica.lastSeq = replica.replayed === undefined ? undefined : Number(rows[0]!.last_seq)
           },
           () => {
+            // Unreachable, or still before the schema (no change log yet): no reads until it answers.
             replica.replayed = undefined
+            replica.lastSeq = undefined
           }
         )
         .finally(() => {
