@@ -12,7 +12,8 @@
  * its own POST /book, so a ref whose schema or command line differs seeds itself.
  *
  * Scenarios (`--only` takes a comma-separated subset; default all):
- * - `post`: POST /book (durable), `get`: GET /book/{random id of 1..1000}, `list`: GET /books?limit=100
+ * - `post`: POST /book (durable), `put`: PUT /book/{random id of 1..1000} (a new title, no `If-Match`),
+ *   `get`: GET /book/{random id of 1..1000}, `list`: GET /books?limit=100
  *   — wrk (`/usr/bin/wrk`, `WRK` overrides) `-t1 -c50` for `--seconds` (default 3) per build per round,
  *   after a 1 s warm-up of each; the ratio is this build's requests/s ÷ the ref's in the same round,
  *   and beside it the service's CPU time per request (all its threads; below 1 is cheaper);
@@ -20,6 +21,9 @@
  *   milliseconds (below 1 is faster), and the CPU time the process had used by then, which a
  *   loaded machine inflates far less than the wall time;
  * - `idle-rss`: resident set size 1 s after the port accepts a connection, before any request.
+ *
+ * `--postgres`: each build on a scratch PostgreSQL database of its own (`BENCH_POSTGRES_URL`, default
+ * the local server) instead of a SQLite file; `cold-start` and `idle-rss` are then PostgreSQL's too.
  *
  * `--this-node-options=<flags>` gives Node.js flags to this build's processes only (space-separated,
  * e.g. `--this-node-options=--max-semi-space-size=16`; with `=`, as Node's argument parser takes no
@@ -39,10 +43,12 @@ import { parseArgs } from 'node:util'
 import { createSigner } from 'fast-jwt'
 import { cpuMilliseconds, freePort, residentBytes, SERVER_ENTRY, startService, type Target } from './processes.js'
 import { seededBook } from './seeded-book.js'
+import { createPostgresDatabase } from './seed.js'
+import type { ScratchDatabase } from '../test/support/scratch-database.js'
 
 const ROOT = new URL('..', import.meta.url).pathname
-const SCENARIOS = ['post', 'get', 'list', 'cold-start', 'idle-rss'] as const
-type Scenario = (typeof SCENARIOS)[number] | 'cold-start-cpu' | 'post-cpu' | 'get-cpu' | 'list-cpu'
+const SCENARIOS = ['post', 'put', 'get', 'list', 'cold-start', 'idle-rss'] as const
+type Scenario = (typeof SCENARIOS)[number] | 'cold-start-cpu' | 'post-cpu' | 'put-cpu' | 'get-cpu' | 'list-cpu'
 const BOOKS = 1000
 const SECRET = 'bench-secret-0123456789-abcdefghijklmnopqrstuvwxyz'
 const TOKEN = createSigner({ key: SECRET, algorithm: 'HS256', expiresIn: 3_600_000 })({ sub: 'bench' })
@@ -55,10 +61,11 @@ const { values: flags, positionals } = parseArgs({
     rounds: { type: 'string', default: '5' },
     seconds: { type: 'string', default: '3' },
     levels: { type: 'string', default: 'warn,info' },
+    postgres: { type: 'boolean', default: false },
     'this-node-options': { type: 'string', default: '' }
   }
 })
-const usage = "usage: npm run bench:compare -- <git ref> [--only post,get,list,cold-start,idle-rss] [--rounds n] [--seconds s] [--levels warn,info] [--this-node-options='<flags>']"
+const usage = "usage: npm run bench:compare -- <git ref> [--only post,put,get,list,cold-start,idle-rss] [--rounds n] [--seconds s] [--levels warn,info] [--postgres] [--this-node-options='<flags>']"
 if (positionals.length !== 1) throw new Error(usage)
 const chosen = (flags.only ?? SCENARIOS.join(',')).split(',').map((name) => name.trim()) as Scenario[]
 for (const name of chosen) {
@@ -133,6 +140,8 @@ function wrkScript(scenario: Scenario): string {
       return `${headers}wrk.method = "POST"\nwrk.path = "/book"\nwrk.body = '${JSON.stringify(seededBook(424242))}'\n`
     case 'get':
       return `${headers}request = function() return wrk.format("GET", "/book/" .. math.random(1, ${BOOKS})) end\n`
+    case 'put':
+      return `${headers}request = function() return wrk.format("PUT", "/book/" .. math.random(1, ${BOOKS}), nil, '{"title":"Retitled in place"}') end\n`
     default:
       return `${headers}wrk.path = "/books?limit=100"\n`
   }
@@ -223,13 +232,20 @@ async function main(): Promise<void> {
   const builds = [mine, reference]
   const directory = mkdtempSync(join(tmpdir(), 'book-compare-'))
   const databases = new Map<Build, { folder: string; database: string }>()
+  const scratches: ScratchDatabase[] = []
   const results: Result[] = []
   console.log(`machine: ${loadavg().map((load) => load.toFixed(1)).join(' ')} load average; ${rounds} rounds; ${chosen.join(', ')}; LOG_LEVEL ${levels.join(', ')}`)
   try {
     for (const [index, build] of builds.entries()) {
       const folder = join(directory, `build-${index}`)
       mkdirSync(folder)
-      const database = join(folder, 'books.db')
+      let database = join(folder, 'books.db')
+      if (flags.postgres) {
+        const scratch = await createPostgresDatabase()
+        if ('skip' in scratch) throw new Error(`--postgres: ${scratch.skip}`)
+        scratches.push(scratch)
+        database = scratch.url
+      }
       const target = await start(build, folder, database, 'warn')
       try {
         await seed(target)
@@ -239,7 +255,7 @@ async function main(): Promise<void> {
       databases.set(build, { folder, database })
     }
     for (const level of levels) {
-      const http = chosen.filter((name) => name === 'post' || name === 'get' || name === 'list')
+      const http = chosen.filter((name) => name === 'post' || name === 'put' || name === 'get' || name === 'list')
       if (http.length > 0) {
         const targets = new Map<Build, Target>()
         try {
@@ -300,6 +316,7 @@ async function main(): Promise<void> {
     }
   } finally {
     rmSync(directory, { recursive: true, force: true })
+    for (const scratch of scratches) await scratch.drop().catch(() => {})
     // Also when a start failed (a loaded machine): the table of what was measured until then.
     console.log(`\nthis = ${mine.label}, ref = ${reference.label}; load average at the end ${loadavg().map((load) => load.toFixed(1)).join(' ')}\n`)
     console.log('| scenario | LOG_LEVEL | this (median) | ref (median) | this/ref (median) | range | this better in |')
@@ -311,6 +328,8 @@ async function main(): Promise<void> {
 /** Each scenario's name in the table. */
 const NAMES: Record<Scenario, string> = {
   post: '`POST /book` (durable)',
+  put: '`PUT /book/{id}` (durable)',
+  'put-cpu': 'CPU per `PUT /book/{id}`',
   get: '`GET /book/{id}`',
   list: '`GET /books?limit=100`',
   'cold-start': 'cold start to the first authenticated 200',

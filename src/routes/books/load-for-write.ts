@@ -30,7 +30,9 @@ type WriteRequest = FastifyRequest<{ Params: { id: string } }>
  * 1. the book exists, else 404 `Book not found` (an id that is not one is a missing book);
  * 2. `If-Match` names its current `ETag` (or is `*`), else 412 `Precondition failed`;
  * 3. with `checkBody` (PUT), the body is valid, else 400 `Invalid input`.
- * The book is read only when a check needs it (a DELETE without a tag lets the write tell 404).
+ * The book is read only when a check needs it: a tag to compare, or a PUT body that fails (to tell
+ * 404 from 400). Otherwise the write itself tells 404 (`missing`), so a PUT or DELETE without a
+ * tag is one statement.
  *
  * @returns the id, and the version to write conditionally on when a tag was given.
  * @throws HttpError 404, 412 or 400 as above.
@@ -42,7 +44,7 @@ export async function loadForWrite(books: BookStore, request: WriteRequest, chec
   const ifMatch = header === undefined ? undefined : String(header)
   const conditional = ifMatch !== undefined && ifMatch.trim() !== '*'
   let current: VersionedBook | undefined
-  if (checkBody || conditional) {
+  if (conditional || (checkBody && request.validationError !== undefined)) {
     current = await books.get(id)
     if (!current) throw bookNotFound()
     if (conditional && !ifMatchHolds(ifMatch, bookETag(current))) throw preconditionFailed()
