@@ -34,12 +34,13 @@ export const commitPositionProperty = Type.Optional(
 export const CommitPositionHeaders = Type.Object({ [COMMIT_POSITION_HEADER]: commitPositionProperty }, { additionalProperties: true })
 
 /**
- * How long an account that wrote through this instance has its reads here served at or past its
- * last write's position, in ms (bounded stickiness: reads that do not send the header back).
+ * How long an account that wrote through this process has its reads here served at or past its
+ * last write's position, in ms (bounded stickiness: reads that do not send the header back). Each
+ * process keeps its own (with `WORKERS`, each worker): across them only the header carries it.
  */
 export const STICKY_MS = 60_000
 
-/** Most accounts whose last write an instance remembers for {@link STICKY_MS}; the oldest go first. */
+/** Most accounts whose last write a process remembers for {@link STICKY_MS}; the oldest go first. */
 export const MAX_STICKY_ACCOUNTS = 10_000
 
 /**
@@ -50,7 +51,7 @@ export const MAX_STICKY_ACCOUNTS = 10_000
 export interface ReadRouting {
   /**
    * Where `request`'s reads go: at or past the later of its `Commit-Position` header and its
-   * account's last write through this instance (within {@link STICKY_MS}). A header that is not a
+   * account's last write through this process (within {@link STICKY_MS}). A header that is not a
    * position is taken to ask for everything: the primary.
    */
   readsFor(request: FastifyRequest): BookReads
