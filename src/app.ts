@@ -172,7 +172,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   })
   // Before the database closes (onClose): attempts in flight are cut, what succeeded is recorded.
   app.addHook('preClose', async () => dispatcher.close())
-  if (config.METRICS_ENABLED) await registerMetrics(app, feed, database.changes, dispatcher)
+  if (config.METRICS_ENABLED) await registerMetrics(app, feed, database.changes, dispatcher, database.readReplicas)
 
   const verify = createTokenVerifier(config.SECRET_TOKEN)
   const generations = new TokenGenerations(database.accounts)

@@ -66,7 +66,7 @@ test(
     const directories = [temporaryDirectory(), temporaryDirectory()]
     const servers: RunningServer[] = []
     try {
-      const env = { DATABASE_URL: pair.primary.url, DATABASE_REPLICA_URLS: pair.standbyUrl }
+      const env = { DATABASE_URL: pair.primary.url, DATABASE_REPLICA_URLS: pair.standbyUrl, METRICS_ENABLED: 'true' }
       for (const directory of directories) servers.push(await startServer({ dataDirectory: directory, env }))
       const [a, b] = servers as [RunningServer, RunningServer]
 
@@ -101,6 +101,14 @@ test(
       // Once the replica has replayed it, the other account reads it there too.
       await replayed(pair.standbyUrl, fresh.position)
       assert.equal(await status(b, `/book/${fresh.id}`, reader), 200)
+
+      // /metrics counts where B sent its reads: both servers served some.
+      const metrics = await (await fetch(`${b.url}/metrics`)).text()
+      for (const server of ['primary', 'replica']) {
+        const count = Number(new RegExp(`^book_reads_total\\{server="${server}"\\} (\\d+)$`, 'm').exec(metrics)?.[1] ?? 0)
+        assert.ok(count > 0, `book_reads_total{server="${server}"} is ${count}`)
+      }
+      assert.match(metrics, /^replica_fallbacks_total \d+$/m)
 
       // A replica that stops: its reads go to the primary, none fails.
       pair.stopStandby()

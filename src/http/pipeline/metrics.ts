@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { Registry } from 'prom-client'
 import type { ChangeLog } from '../../storage/contracts/change-log.js'
+import type { ReadReplicas } from '../../storage/contracts/read-replicas.js'
 import { inClusterWorker, reportToPrimary, serviceMetrics } from './cluster-metrics.js'
 
 /*
@@ -67,12 +68,20 @@ function processMetrics({ Registry, collectDefaultMetrics }: typeof import('prom
  * "Change log") from `changes`; the webhooks'
  * `webhook_deliveries_total` (attempts by `outcome`: `succeeded`, `failed` then retried,
  * `given_up`), `webhook_lag_changes` and `webhook_lag_seconds` (per `endpoint`) from `webhooks`;
+ * with read replicas, `book_reads_total` (by `server`: `primary` or `replica`) and
+ * `replica_fallbacks_total` from `replicas`;
  * `GET /metrics` serves them with the process metrics in the Prometheus text format
  * (`text/plain; version=0.0.4`); in a worker of `WORKERS` > 1, those of every worker together
  * (cluster-metrics.ts). Not behind auth: operators restrict it at the network.
  * prom-client is imported here, so a start with `METRICS_ENABLED=false` never loads it.
  */
-export async function registerMetrics(app: FastifyInstance, feed: FeedMetricsSource, changes?: ChangeLog, webhooks?: WebhookMetricsSource): Promise<void> {
+export async function registerMetrics(
+  app: FastifyInstance,
+  feed: FeedMetricsSource,
+  changes?: ChangeLog,
+  webhooks?: WebhookMetricsSource,
+  replicas?: ReadReplicas
+): Promise<void> {
   // The CommonJS exports object: what Node and the bundle (scripts/bundle.ts) both give as `default`.
   const promClient = (await import('prom-client')).default
   const { Counter, Gauge, Histogram, Registry } = promClient
@@ -138,6 +147,28 @@ export async function registerMetrics(app: FastifyInstance, feed: FeedMetricsSou
       this.set((await numberingLag().catch(() => ({ oldestAgeSeconds: Number.NaN }))).oldestAgeSeconds)
     }
   })
+  if (replicas) {
+    new Counter({
+      name: 'book_reads_total',
+      help: 'Book reads (point reads, lists, counts, searches, histories) and feed catch-up pages, by the server they were sent to: primary or replica (docs/several-instances.md "Read replicas").',
+      labelNames: ['server'],
+      registers: [registry],
+      collect() {
+        this.reset()
+        this.inc({ server: 'primary' }, replicas.counters.primary)
+        this.inc({ server: 'replica' }, replicas.counters.replica)
+      }
+    })
+    new Counter({
+      name: 'replica_fallbacks_total',
+      help: 'Reads sent to a replica that failed them (unreachable, a recovery conflict) and that the primary answered instead.',
+      registers: [registry],
+      collect() {
+        this.reset()
+        this.inc(replicas.counters.fallbacks)
+      }
+    })
+  }
   if (webhooks) {
     new Counter({
       name: 'webhook_deliveries_total',

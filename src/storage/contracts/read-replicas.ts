@@ -12,6 +12,12 @@ export type BookReads = Pick<BookStore, 'list' | 'count' | 'get' | 'history' | '
  */
 export interface ReadReplicas {
   /**
+   * Where this process's book reads and catch-up pages were sent since it started (`/metrics`
+   * `book_reads_total`), and how many of those sent to a replica the primary answered after the
+   * replica failed them (`replica_fallbacks_total`).
+   */
+  readonly counters: { readonly primary: number; readonly replica: number; readonly fallbacks: number }
+  /**
    * The reads to use for a read that must see every write committed at or before `position`
    * (undefined: none in particular): a replica known to have replayed that far, else the primary.
    * A replica's failure (unreachable, a recovery conflict) is retried on the primary.

@@ -64,6 +64,7 @@ export interface ReplicaOptions extends Pick<PostgresOptions, 'poolSize' | 'conn
  * primary, so a replica seen past a position has replayed it: a read routed so is never stale.
  */
 export class PostgresReplicas implements ReadReplicas {
+  readonly counters = { primary: 0, replica: 0, fallbacks: 0 }
   private readonly replicas: Replica[]
   private readonly timer: NodeJS.Timeout
   private turn = 0
@@ -97,7 +98,7 @@ export class PostgresReplicas implements ReadReplicas {
       return {
         url,
         pool,
-        reads: withFallback(reads, primary, (error) => options.onFallback?.(url, error)),
+        reads: withFallback(reads, primary, (error) => this.fellBack(url, error)),
         changesAfter: async (after: number, limit: number) => (await query<ChangeRow>(CHANGES_AFTER, [after, limit])).map(bookChangeOf),
         replayed: undefined,
         lastSeq: undefined,
@@ -110,13 +111,18 @@ export class PostgresReplicas implements ReadReplicas {
 
   readsAfter(position: bigint | undefined): BookReads {
     const floor = this.floor
-    if (floor === undefined) return this.primary
-    if (position === undefined || position < floor) position = floor
-    const count = this.replicas.length
-    for (let tried = 0; tried < count; tried++) {
-      const replica = this.replicas[this.turn++ % count]!
-      if (replica.replayed !== undefined && (position === undefined || replica.replayed >= position)) return replica.reads
+    if (floor !== undefined) {
+      const needed = position === undefined || position < floor ? floor : position
+      const count = this.replicas.length
+      for (let tried = 0; tried < count; tried++) {
+        const replica = this.replicas[this.turn++ % count]!
+        if (replica.replayed !== undefined && replica.replayed >= needed) {
+          this.counters.replica++
+          return replica.reads
+        }
+      }
     }
+    this.counters.primary++
     return this.primary
   }
 
@@ -128,15 +134,17 @@ export class PostgresReplicas implements ReadReplicas {
       for (let tried = 0; tried < count; tried++) {
         const replica = this.replicas[this.turn++ % count]!
         if (replica.replayed === undefined || replica.replayed < this.floor || replica.lastSeq === undefined || replica.lastSeq <= after) continue
+        this.counters.replica++
         try {
           return await replica.changesAfter(after, limit)
         } catch (error) {
           if (!isReplicaFailure(error)) throw error
-          this.options.onFallback?.(replica.url, error)
-          break
+          this.fellBack(replica.url, error)
+          return this.primaryChanges.changesAfter(after, limit)
         }
       }
     }
+    this.counters.primary++
     return this.primaryChanges.changesAfter(after, limit)
   }
 
@@ -149,6 +157,12 @@ export class PostgresReplicas implements ReadReplicas {
       return parsePosition(row!.lsn)!
     })
     return this.nextPosition
+  }
+
+  /** Counts a read a replica failed and the primary answered, and tells `onFallback`. */
+  private fellBack(url: string, error: unknown): void {
+    this.counters.fallbacks++
+    this.options.onFallback?.(url, error)
   }
 
   /** Stops the polling and closes the replicas' connections. */
