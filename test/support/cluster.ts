@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { chownSync, existsSync, readdirSync } from 'node:fs'
+import { chownSync, existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { freePort, removeDirectory, temporaryDirectory } from './server.js'
 import { postgresScopeSkipReason, processSkipReason } from './scope.js'
@@ -81,6 +81,19 @@ export interface ReplicatedPair {
   destroy(): void
 }
 
+/**
+ * The options of the `pg_basebackup` line of docs/several-instances.md "Read replicas" other than
+ * where it connects and writes (`-h`, `-p`, `-U`, `-D` and their values): the replica every test
+ * makes is the documented one (`-R -X stream`: streaming from the primary, set up to follow it).
+ */
+export function documentedBaseBackupOptions(): string[] {
+  const page = readFileSync(new URL('../../docs/several-instances.md', import.meta.url), 'utf8')
+  const line = /^pg_basebackup (.+)$/m.exec(page.slice(page.indexOf('### Read replicas')))?.[1]
+  if (line === undefined) throw new Error('docs/several-instances.md "Read replicas" shows no pg_basebackup line')
+  const words = line.trim().split(/\s+/)
+  return words.filter((word, index) => !['-h', '-p', '-U', '-D'].includes(word) && !['-h', '-p', '-U', '-D'].includes(words[index - 1] ?? ''))
+}
+
 /** Options of {@link startReplicatedPair}. */
 export interface ReplicatedPairOptions {
   /** Whether a commit waits for the standby (default true); false: an asynchronous standby, as read replicas usually are. */
@@ -90,7 +103,8 @@ export interface ReplicatedPairOptions {
 }
 
 /**
- * A throwaway primary with one streaming standby (`pg_basebackup -R`), by default synchronous
+ * A throwaway primary with one streaming standby (`pg_basebackup` with the options of
+ * {@link documentedBaseBackupOptions}), by default synchronous
  * (`synchronous_standby_names = '*'`, `synchronous_commit = on`): a commit returns, and is seen
  * by other sessions, only once the standby has flushed it (docs/several-instances.md "Failover").
  *
@@ -105,7 +119,7 @@ export async function startReplicatedPair(options: ReplicatedPairOptions = {}): 
   const source = new URL(primary.url)
   let running = false
   try {
-    run('pg_basebackup', ['-h', '127.0.0.1', '-p', source.port, '-U', 'postgres', '-D', data, '-R', '-X', 'stream', '--no-sync'])
+    run('pg_basebackup', ['-h', '127.0.0.1', '-p', source.port, '-U', 'postgres', '-D', data, ...documentedBaseBackupOptions(), '--no-sync'])
     run('pg_ctl', ['-D', data, '-o', serverOptions(port, directory, options.standbySettings ?? []), '-l', join(directory, 'log'), '-w', 'start'])
     running = true
   } catch (error) {
