@@ -1,4 +1,4 @@
-import { CompiledQuery, Kysely, PostgresDialect } from 'kysely'
+import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import { migrateToLatest } from '../schema/migrate.js'
 import { isUnreachable } from './postgres-errors.js'
@@ -94,13 +94,13 @@ export async function openPool(url: string, options: PostgresOptions): Promise<p
   for (let delay = 250; ; delay = Math.min(delay * 2, 5000)) {
     // Migrations run on connections of their own, without the statement bound: a migration may
     // legitimately take minutes (an index built concurrently on millions of rows).
-    const migrating = newPool(options.directUrl ?? url, { ...options, directUrl: undefined, poolSize: 1, statementTimeoutMs: undefined })
+    // Whatever the URL's or the server's own setting, no migration statement is cut short: 0 (none)
+    // is sent at connection start, which wins over the database's and the role's settings and over
+    // the URL's `options`. Set by a statement after connecting instead, it could itself be cut
+    // short by such a setting, and a connection that failed there is never handed back to the pool.
+    const migrating = newPool(options.directUrl ?? url, { ...options, directUrl: undefined, poolSize: 1, statementTimeoutMs: 0 })
     try {
-      const dialect = new PostgresDialect({
-        pool: migrating,
-        // Whatever the URL's or the server's own setting, no migration statement is cut short.
-        onCreateConnection: async (connection) => void (await connection.executeQuery(CompiledQuery.raw('SET statement_timeout = 0')))
-      })
+      const dialect = new PostgresDialect({ pool: migrating })
       await migrateToLatest(new Kysely<unknown>({ dialect }), 'postgres')
       await migrating.end()
       return newPool(url, options)
@@ -122,7 +122,8 @@ export async function openPool(url: string, options: PostgresOptions): Promise<p
 export function newPool(url: string, options: PostgresOptions): pg.Pool {
   const sessionSettings = options.directUrl !== undefined ? {} : {
     idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS,
-    ...(options.statementTimeoutMs === undefined ? {} : { statement_timeout: options.statementTimeoutMs })
+    // node-postgres sends only a truthy `statement_timeout`: 0 (none) goes as the text '0'.
+    ...(options.statementTimeoutMs === undefined ? {} : { statement_timeout: (options.statementTimeoutMs === 0 ? '0' : options.statementTimeoutMs) as number })
   }
   const pool = new pg.Pool({
     connectionString: url, // ssl, sslmode, application_name, options… in the URL pass through and win
