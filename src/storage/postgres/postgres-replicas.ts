@@ -252,7 +252,12 @@ export function withFallback(replica: BookReads, primary: BookReads, onFallback:
         yield* primary.list(query)
         return
       }
-      for (let next = first; !next.done; next = await books.next()) yield next.value
+      // A consumer that stops early (a client gone mid-stream) ends the replica's list too.
+      try {
+        for (let next = first; !next.done; next = await books.next()) yield next.value
+      } finally {
+        await books.return?.()
+      }
     }
   }
 }

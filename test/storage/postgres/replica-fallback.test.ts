@@ -70,3 +70,20 @@ test('a statement stopped at the bound, another error, or a list that failed aft
   }, (error) => error === conflict)
   assert.deepEqual(seen, ['replica'])
 })
+
+test('a consumer that stops a list early ends the replica\'s list too', async () => {
+  let ended = false
+  const replica: BookReads = {
+    ...reads('replica'),
+    async *list() {
+      try {
+        for (let n = 1; ; n++) yield book(n, 'replica')
+      } finally {
+        ended = true
+      }
+    }
+  }
+  const routed = withFallback(replica, reads('primary'), () => assert.fail('no fallback'))
+  for await (const entry of routed.list()) if (entry.id === 2) break
+  assert.equal(ended, true)
+})
