@@ -201,19 +201,58 @@ export interface TierRead {
 }
 
 /**
+ * LIKE patterns (escaped for `ESCAPE '!'`) that a text holding a word within one edit of `term`
+ * matches, one per edit (`withinOneEdit`, src/book/search.ts): the term with one character
+ * replaced by `_` (any one character), one character removed, one `_` inserted between two of its
+ * characters, or two neighbours swapped. An insertion at either end holds the term itself, which
+ * the caller tests apart. A superset: the patterns do not look at word boundaries, and `rankOf`
+ * checks every book read. Used where the search index has nothing to narrow a term by (a
+ * five-character term), so that a walk by id keeps only the books that can be within one edit.
+ */
+function oneEditPatterns(term: string): string[] {
+  const characters = [...term]
+  const text = (parts: string[]) => parts.map((part) => (part === '_' ? '_' : likeEscaped(part))).join('')
+  const patterns = new Set<string>()
+  for (let i = 0; i < characters.length; i++) {
+    patterns.add(text([...characters.slice(0, i), '_', ...characters.slice(i + 1)]))
+    patterns.add(text([...characters.slice(0, i), ...characters.slice(i + 1)]))
+    if (i > 0) patterns.add(text([...characters.slice(0, i), '_', ...characters.slice(i)]))
+    if (i + 1 < characters.length) patterns.add(text([...characters.slice(0, i), characters[i + 1]!, characters[i]!, ...characters.slice(i + 2)]))
+  }
+  return [...patterns].map((pattern) => `%${pattern}%`)
+}
+
+/**
+ * A pattern that a text in which `term` starts a word matches (`startsWord`, src/book/search.ts:
+ * at the text's start, or after a character that is not a letter or digit), with the operator
+ * that applies it: SQLite's GLOB, PostgreSQL's regular expression. A superset: every character
+ * outside a-z and 0-9 counts as a word's boundary here (letters of other scripts too), and
+ * `rankOf` checks every book read.
+ */
+function wordStartCondition(engine: Engine, sql: typeof Sql, term: string) {
+  if (engine === 'sqlite') {
+    const glob = term.replace(/[*?[]/g, (character) => `[${character}]`)
+    return sql<boolean>`(title_search GLOB ${`${glob}*`} OR title_search GLOB ${`*[^0-9a-z]${glob}*`})`
+  }
+  const literal = term.replace(/[^\p{L}\p{N}\s]/gu, (character) => `\\${character}`)
+  return sql<boolean>`title_search ~ ${`(^|[^0-9a-z])${literal}`}`
+}
+
+/**
  * The conditions a book of rank `tier` for `search` meets (a superset of them: each book read is
  * still checked by `rankOf`, src/book/search.ts), on the search forms `title_search` and
  * `author_search`:
  *
  * - every rank but `approximate` holds every term exactly (in the title or the author);
  * - `exactTitle`: the title is the text; `titleStart`: it starts with it, and is not it;
- *   `titleWordStart` and `inTitle`: a term is in the title, which does not start with the text;
+ *   `titleWordStart`: a term may start a word of the title ({@link wordStartCondition}), which does
+ *   not start with the text; `inTitle`: a term is in the title, which does not start with the text;
  *   `authorOnly`: no term is in the title;
  * - `approximate`: some term is not held exactly, and every term is held exactly or, when it may
  *   match within one edit, has one alternative of its index pieces held (`termPieces`,
- *   storage/sql/search-pieces.ts; a term without pieces: any book).
+ *   storage/sql/search-pieces.ts; a term without pieces: one of its {@link oneEditPatterns}).
  */
-function tierConditions(eb: ExpressionBuilder<Database, 'books'>, sql: typeof Sql, search: Search, tier: number, pieces: (term: SearchTerm) => string[][] | undefined) {
+function tierConditions(engine: Engine, eb: ExpressionBuilder<Database, 'books'>, sql: typeof Sql, search: Search, tier: number, pieces: (term: SearchTerm) => string[][] | undefined) {
   const like = (column: 'title_search' | 'author_search', pattern: string) => sql<boolean>`${sql.ref(column)} LIKE ${pattern} ESCAPE '!'`
   const held = (text: string) => eb.or([like('title_search', likeContaining(text)), like('author_search', likeContaining(text))])
   const exactly = eb.and(search.terms.map((term) => held(term.text)))
@@ -225,6 +264,7 @@ function tierConditions(eb: ExpressionBuilder<Database, 'books'>, sql: typeof Sq
     case Rank.titleStart:
       return eb.and([exactly, startsWithText, eb('title_search', '<>', search.text)])
     case Rank.titleWordStart:
+      return eb.and([exactly, eb.not(startsWithText), eb.or(search.terms.map((term) => wordStartCondition(engine, sql, term.text)))])
     case Rank.inTitle:
       return eb.and([exactly, eb.not(startsWithText), eb.or(inTitle)])
     case Rank.authorOnly:
@@ -233,7 +273,10 @@ function tierConditions(eb: ExpressionBuilder<Database, 'books'>, sql: typeof Sq
       const nearly = search.terms.map((term) => {
         if (term.quoted || [...term.text].length < MIN_APPROXIMATE_LENGTH) return held(term.text)
         const alternatives = pieces(term)
-        if (alternatives === undefined) return sql<boolean>`1 = 1`
+        if (alternatives === undefined) {
+          const near = (column: 'title_search' | 'author_search') => oneEditPatterns(term.text).map((pattern) => like(column, pattern))
+          return eb.or([held(term.text), ...near('title_search'), ...near('author_search')])
+        }
         return eb.or([held(term.text), ...alternatives.map((all) => eb.and(all.map(held)))])
       })
       return eb.and([eb.not(exactly), ...nearly])
@@ -261,7 +304,7 @@ export async function tierStatement(
     .selectFrom('books')
     .select(['id', 'title', 'author', 'year'])
     .where((eb) => filters(eb, query, sql))
-    .where((eb) => tierConditions(eb, sql, search, read.tier, pieces))
+    .where((eb) => tierConditions(engine, eb, sql, search, read.tier, pieces))
     .where('id', '>', read.afterId)
   if (read.throughId !== undefined) select = select.where('id', '<=', read.throughId)
   const { sql: text, parameters } = select.orderBy('id', 'asc').limit(read.size).compile()
@@ -303,7 +346,7 @@ export async function titleRangeStatement(engine: Engine, query: BookQuery, sear
   const { sql: text, parameters } = range
     .select(['id', 'title', 'author', 'year'])
     .where((eb) => filters(eb, query, sql))
-    .where((eb) => tierConditions(eb, sql, search, Rank.titleStart, () => undefined))
+    .where((eb) => tierConditions(engine, eb, sql, search, Rank.titleStart, () => undefined))
     .limit(size)
     .compile()
   return { sql: text, parameters }
