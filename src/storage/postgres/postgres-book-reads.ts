@@ -27,7 +27,7 @@ export class PostgresBookReads implements BookReads {
   async *list(query?: BookQuery): AsyncIterable<Book> {
     if (query?.search) {
       if (query.sort !== undefined) {
-        yield* await searchList(query, query.search, this.searchCandidates(query))
+        yield* await searchList(query, query.search, this.searchCandidates(query), this.searchOptions.boundMs)
         return
       }
       yield* rankedSearch(query, query.search, {
@@ -50,7 +50,7 @@ export class PostgresBookReads implements BookReads {
   }
 
   async count(filter: BookFilter): Promise<number> {
-    if (filter.search) return searchCount(filter, filter.search, this.searchCandidates(filter))
+    if (filter.search) return searchCount(filter, filter.search, this.searchCandidates(filter), this.searchOptions.boundMs)
     const { sql, parameters } = await countStatement('postgres', filter)
     const rows = await this.query<{ total: number }>({ text: sql }, [...parameters])
     return rows[0]!.total

@@ -95,7 +95,7 @@ export class PostgresDatabase implements Database, BookStore {
     const sessionUrl = options.directUrl ?? url
     this.numbering = new ChangeNumbering(sessionUrl, options.onNumberingError)
     this.numbering.start()
-    const search = { fewCandidates: FEW_CANDIDATES, windowSize: SEARCH_WINDOW, ...options.search }
+    const search = { fewCandidates: FEW_CANDIDATES, windowSize: SEARCH_WINDOW, boundMs: options.queryTimeoutMs ?? QUERY_TIMEOUT_MS, ...options.search }
     this.reads = new PostgresBookReads(this.query, search)
     this.inserts = new GroupInsert(this.query)
     this.idempotent = idempotentCreates(pool, queryTimeoutMs)

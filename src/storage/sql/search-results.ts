@@ -4,6 +4,7 @@ import type { BookQuery } from '../../book/query.js'
 import { MIN_APPROXIMATE_LENGTH, Rank, rankOf, type Search } from '../../book/search.js'
 import type { Book } from '../../book/schema.js'
 import { LIST_PAGE_SIZE } from '../contracts/book-store.js'
+import { StorageUnavailableError } from '../contracts/database.js'
 import type { Engine } from '../contracts/engine.js'
 import { candidateCountStatement, MAX_ID_SQL, tierStatement, titleRangeStatement, type BuiltQuery, type TierRead } from './list.js'
 import { exactPieces, indexPieces, termPieces } from './search-pieces.js'
@@ -20,12 +21,38 @@ interface Match {
   rank: number
 }
 
+/** Default {@link SearchReadOptions.boundMs}: the service's query bound, 10 s (docs/contract.md "Search"). */
+export const SEARCH_BOUND_MS = 10_000
+
+/**
+ * The time (`performance.now()`, ms) past which a search that started now is stopped: `boundMs`
+ * from now.
+ */
+function deadlineIn(boundMs: number): number {
+  return performance.now() + boundMs
+}
+
+/**
+ * Stops a search of many statements once it has run to `deadline`, as PostgreSQL stops one
+ * statement at the bound (docs/contract.md "Search": 503 with `Retry-After`). Checked before each
+ * statement of a walk or a scan, so a statement is never cut here (the engine's own bound does that).
+ *
+ * @throws StorageUnavailableError with `retryAfterSeconds` the bound itself, in whole seconds.
+ */
+function stopPastDeadline(deadline: number, boundMs: number): void {
+  if (performance.now() >= deadline) {
+    throw new StorageUnavailableError(`a search ran past the query bound (${boundMs} ms)`, { retryAfterSeconds: Math.max(1, Math.ceil(boundMs / 1000)) })
+  }
+}
+
 /**
  * Every book matching `query` (its search and its other filters), id ascending: the candidates
  * the index gives (`indexPieces`), each checked by `rankOf` (src/book/search.ts), so both engines
- * answer the same. Without index pieces the books are read by id in pages (a scan).
+ * answer the same. Without index pieces the books are read by id in pages (a scan), stopped once
+ * it has run `boundMs` ({@link stopPastDeadline}).
  */
-async function* matchesOf(query: BookQuery, search: Search, read: ReadCandidates): AsyncGenerator<Match> {
+async function* matchesOf(query: BookQuery, search: Search, read: ReadCandidates, boundMs: number): AsyncGenerator<Match> {
+  const deadline = deadlineIn(boundMs)
   const pieces = indexPieces(search)
   const check = function* (books: Book[]) {
     for (const book of books) {
@@ -38,6 +65,7 @@ async function* matchesOf(query: BookQuery, search: Search, read: ReadCandidates
     return
   }
   for (let after = 0; ; ) {
+    stopPastDeadline(deadline, boundMs)
     const page = await read(pieces, after, LIST_PAGE_SIZE)
     yield* check(page)
     if (page.length < LIST_PAGE_SIZE) return
@@ -59,9 +87,10 @@ function compareKeys(a: number | Buffer, b: number | Buffer): number {
 /**
  * The books of a query with a search (docs/search.md "Search"): in relevance order (rank, then id) without
  * `sort`, else in the sort's order (as every list: folded text, year or id, then id), both reversed
- * for a descending sort; only those after `query.after`; at most `query.limit`.
+ * for a descending sort; only those after `query.after`; at most `query.limit`. A scan is stopped
+ * once it has run `boundMs` (503: {@link stopPastDeadline}).
  */
-export async function searchList(query: BookQuery, search: Search, read: ReadCandidates): Promise<Book[]> {
+export async function searchList(query: BookQuery, search: Search, read: ReadCandidates, boundMs = SEARCH_BOUND_MS): Promise<Book[]> {
   const relevance = query.sort === undefined
   const placeOf = (match: Match): Place => {
     if (relevance) return { key: match.rank, id: match.book.id }
@@ -78,7 +107,7 @@ export async function searchList(query: BookQuery, search: Search, read: ReadCan
     kept.sort((a, b) => compare(a.place, b.place))
     if (kept.length > limit) kept = kept.slice(0, limit)
   }
-  for await (const match of matchesOf(query, search, read)) {
+  for await (const match of matchesOf(query, search, read, boundMs)) {
     const place = placeOf(match)
     if (after && compare(place, after) <= 0) continue
     kept.push({ place, book: match.book })
@@ -89,10 +118,10 @@ export async function searchList(query: BookQuery, search: Search, read: ReadCan
   return kept.map((entry) => entry.book)
 }
 
-/** How many books match `query`'s search and other filters (`X-Total-Count`). */
-export async function searchCount(query: BookQuery, search: Search, read: ReadCandidates): Promise<number> {
+/** How many books match `query`'s search and other filters (`X-Total-Count`); a scan is stopped once it has run `boundMs`. */
+export async function searchCount(query: BookQuery, search: Search, read: ReadCandidates, boundMs = SEARCH_BOUND_MS): Promise<number> {
   let total = 0
-  for await (const match of matchesOf(query, search, read)) if (match) total++
+  for await (const match of matchesOf(query, search, read, boundMs)) if (match) total++
   return total
 }
 
@@ -115,6 +144,8 @@ export interface SearchReadOptions {
   fewCandidates?: number
   /** How many ids one statement of a walk by id covers (its cost: about that many rows read at most). */
   windowSize?: number
+  /** Most time a search of many statements runs, in ms, before it answers 503 ({@link SEARCH_BOUND_MS} by default). */
+  boundMs?: number
 }
 
 /**
@@ -146,12 +177,13 @@ const READ_SIZE = 64
  *   page is full, and lets the event loop turn between statements.
  */
 export async function* rankedSearch(query: BookQuery, search: Search, reads: RankedReads): AsyncGenerator<Book> {
+  const deadline = deadlineIn(reads.options.boundMs)
   const limit = query.limit ?? Number.POSITIVE_INFINITY
   const pieces = indexPieces(search)
   if (pieces.length > 0) {
     const [counted] = await reads.run<{ total: number | string }>(await candidateCountStatement(reads.engine, pieces, reads.options.fewCandidates + 1))
     if (Number(counted!.total) <= reads.options.fewCandidates) {
-      yield* await searchList(query, search, reads.readCandidates)
+      yield* await searchList(query, search, reads.readCandidates, reads.options.boundMs)
       return
     }
   }
@@ -172,7 +204,7 @@ export async function* rankedSearch(query: BookQuery, search: Search, reads: Ran
   for (let tier = exact ? Rank.approximate : firstTier; tier <= Rank.approximate; tier++) {
     if (tier === Rank.approximate && !approximable) break
     const afterId = tier === firstTier ? firstId : 0
-    for await (const book of tierBooks(query, search, reads, tier, afterId, lastId)) {
+    for await (const book of tierBooks(query, search, reads, tier, afterId, lastId, deadline)) {
       yield book
       if (++given >= limit) return
     }
@@ -197,11 +229,17 @@ async function fewExactMatches(query: BookQuery, search: Search, reads: RankedRe
   return matches.sort((a, b) => a.rank - b.rank || a.book.id - b.book.id)
 }
 
-/** The books of rank `tier` for `search`, id ascending, after `afterId` (see {@link rankedSearch}). */
-async function* tierBooks(query: BookQuery, search: Search, reads: RankedReads, tier: number, afterId: number, lastId: number): AsyncGenerator<Book> {
+/**
+ * The books of rank `tier` for `search`, id ascending, after `afterId` (see {@link rankedSearch});
+ * stopped at `deadline` ({@link stopPastDeadline}).
+ */
+async function* tierBooks(query: BookQuery, search: Search, reads: RankedReads, tier: number, afterId: number, lastId: number, deadline: number): AsyncGenerator<Book> {
   const size = Math.max(READ_SIZE, query.limit ?? 0)
   const ofTier = (book: Book) => rankOf(search, book.title, book.author) === tier
-  const read = async (at: TierRead) => reads.run<Book>(await tierStatement(reads.engine, query, search, at, termPieces))
+  const read = async (at: TierRead) => {
+    stopPastDeadline(deadline, reads.options.boundMs)
+    return reads.run<Book>(await tierStatement(reads.engine, query, search, at, termPieces))
+  }
   if (tier === Rank.exactTitle) {
     for (let after = afterId; ; ) {
       const books = await read({ tier, afterId: after, size })

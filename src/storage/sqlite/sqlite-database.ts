@@ -10,7 +10,7 @@ import { insertValues, patchValues } from '../sql/book-statements.js'
 import type { IdempotencyClaim, IdempotentCreate } from '../contracts/idempotency.js'
 import { pagesById, pagesOf } from '../sql/list-pages.js'
 import { countStatement, listStatement, searchStatement, type BuiltQuery } from '../sql/list.js'
-import { FEW_CANDIDATES, rankedSearch, searchCount, searchList, type ReadCandidates, type SearchReadOptions } from '../sql/search-results.js'
+import { FEW_CANDIDATES, rankedSearch, SEARCH_BOUND_MS, searchCount, searchList, type ReadCandidates, type SearchReadOptions } from '../sql/search-results.js'
 import { DEFAULT_RETENTION, TRIM_INTERVAL_MS, type ChangeLogOptions } from '../retention.js'
 import { changeLogStatements, type HorizonRow } from '../sql/change-log-statements.js'
 import type { HistoryPage, RestoreOutcome } from '../contracts/book-history.js'
@@ -146,7 +146,7 @@ export class SqliteDatabase implements Database, BookStore {
       // (sqlite/sqlite-login-attempts.ts); an in-memory database has only the one connection.
       attemptsDb = path === ':memory:' ? db : openConnection(path)
       if (attemptsDb !== db) attemptsDb.pragma('synchronous = NORMAL')
-      const search = { fewCandidates: FEW_CANDIDATES, windowSize: SEARCH_WINDOW, ...options.search }
+      const search = { fewCandidates: FEW_CANDIDATES, windowSize: SEARCH_WINDOW, boundMs: SEARCH_BOUND_MS, ...options.search }
       return new SqliteDatabase(db, new WriteQueue(writer, db, options.onWriteHealth), files, attemptsDb, path, options.onWriteHealth, search)
     } catch (error) {
       if (attemptsDb !== db) attemptsDb?.close()
@@ -175,7 +175,7 @@ export class SqliteDatabase implements Database, BookStore {
     this.assertSound()
     if (query?.search) {
       if (query.sort !== undefined) {
-        yield* await searchList(query, query.search, this.searchCandidates(query))
+        yield* await searchList(query, query.search, this.searchCandidates(query), this.searchOptions.boundMs)
         return
       }
       yield* rankedSearch(query, query.search, {
@@ -209,7 +209,7 @@ export class SqliteDatabase implements Database, BookStore {
 
   async count(filter: BookFilter): Promise<number> {
     this.assertSound()
-    if (filter.search) return searchCount(filter, filter.search, this.searchCandidates(filter))
+    if (filter.search) return searchCount(filter, filter.search, this.searchCandidates(filter), this.searchOptions.boundMs)
     const { sql, parameters } = await countStatement('sqlite', filter)
     return (this.query(sql).get(...parameters) as { total: number }).total
   }

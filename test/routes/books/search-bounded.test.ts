@@ -36,3 +36,25 @@ describeEachEngine(
   {},
   { search: { windowSize: 4 } }
 )
+
+describeEachEngine(
+  'GET /books?q= stops a search of many statements at the query bound (docs/contract.md "Search")',
+  ({ app }) => {
+    test('a walk by id, a sorted search and a count that reach the bound answer 503 with Retry-After', async () => {
+      for (let i = 1; i <= 20; i++) await createBook(app(), { title: `The collected works, volume ${i}`, author: 'Anon', year: 1900 })
+      // A one-character term: no index serves it, so each of these reads many statements.
+      for (const url of ['/books?q=x&limit=5', '/books?q=x&sort=title&limit=5', '/books?q=x&count=true&limit=5']) {
+        const response = await app().inject({ url, headers: auth })
+        assert.equal(response.statusCode, 503, `${url}: ${response.body}`)
+        assert.deepEqual(response.json(), { status: 503, message: 'Service unavailable', data: null })
+        assert.equal(response.headers['retry-after'], '1', url)
+      }
+      // A search its index answers in one statement is not cut.
+      const few = await app().inject({ url: '/books?q=volume%2012&limit=5', headers: auth })
+      assert.equal(few.statusCode, 200, few.body)
+    })
+  },
+  {},
+  // A bound of 0 ms: a walk by id or a scan is stopped before its first statement.
+  { search: { windowSize: 4, boundMs: 0 } }
+)
