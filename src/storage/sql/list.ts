@@ -394,6 +394,30 @@ export async function candidateCountStatement(engine: Engine, pieces: readonly (
   return { sql: text, parameters }
 }
 
+/**
+ * The SELECT of at most `size` of the books the search index finds for `pieces` (as
+ * {@link candidateCountStatement}, other filters aside), in no order: when fewer than `size` come
+ * back, they are every candidate, read in the same statement that tells they are few. Selects id,
+ * title, author, year.
+ */
+export async function fewCandidatesStatement(engine: Engine, pieces: readonly (readonly (readonly string[])[])[], size: number): Promise<BuiltQuery> {
+  const { builders, sql } = await listQueryBuilders()
+  if (engine === 'sqlite') {
+    // The index's rowids first, at most `size`, then their books by the primary key.
+    const { sql: text, parameters } = builders.sqlite
+      .selectFrom(sql<{ rowid: number }>`(SELECT rowid FROM book_search WHERE book_search MATCH ${ftsMatch(pieces)} LIMIT ${size})`.as('candidates'))
+      .innerJoin('books', 'books.id', 'candidates.rowid')
+      .select(['books.id', 'books.title', 'books.author', 'books.year'])
+      .compile()
+    return { sql: text, parameters }
+  }
+  const containing = (piece: string) => sql<boolean>`(title_search LIKE ${likeContaining(piece)} ESCAPE '!' OR author_search LIKE ${likeContaining(piece)} ESCAPE '!')`
+  let candidates = builders.postgres.selectFrom('books').select(['id', 'title', 'author', 'year'])
+  for (const alternatives of pieces) candidates = candidates.where((eb) => eb.or(alternatives.map((all) => eb.and(all.map(containing)))))
+  const { sql: text, parameters } = candidates.limit(size).compile()
+  return { sql: text, parameters }
+}
+
 /** The FTS5 query of `pieces`: every group, one of its alternatives, every text of it as a phrase. */
 function ftsMatch(pieces: readonly (readonly (readonly string[])[])[]): string {
   const phrase = (piece: string) => `"${piece.replaceAll('"', '""')}"`

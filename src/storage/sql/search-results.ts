@@ -1,12 +1,12 @@
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import { positionOf } from '../../book/cursor.js'
-import type { BookQuery } from '../../book/query.js'
+import type { BookFilter, BookQuery } from '../../book/query.js'
 import { MIN_APPROXIMATE_LENGTH, Rank, rankOf, type Search } from '../../book/search.js'
 import type { Book } from '../../book/schema.js'
 import { LIST_PAGE_SIZE } from '../contracts/book-store.js'
 import { StorageUnavailableError } from '../contracts/database.js'
 import type { Engine } from '../contracts/engine.js'
-import { candidateCountStatement, MAX_ID_SQL, tierStatement, titleRangeStatement, type BuiltQuery, type TierRead } from './list.js'
+import { candidateCountStatement, fewCandidatesStatement, MAX_ID_SQL, tierStatement, titleRangeStatement, type BuiltQuery, type TierRead } from './list.js'
 import { exactPieces, indexPieces, termPieces } from './search-pieces.js'
 
 /**
@@ -181,10 +181,23 @@ export async function* rankedSearch(query: BookQuery, search: Search, reads: Ran
   const limit = query.limit ?? Number.POSITIVE_INFINITY
   const pieces = indexPieces(search)
   if (pieces.length > 0) {
-    const [counted] = await reads.run<{ total: number | string }>(await candidateCountStatement(reads.engine, pieces, reads.options.fewCandidates + 1))
-    if (Number(counted!.total) <= reads.options.fewCandidates) {
-      yield* await searchList(query, search, reads.readCandidates, reads.options.boundMs)
-      return
+    const few = reads.options.fewCandidates
+    if (!hasOtherFilters(query)) {
+      // One statement both tells whether the candidates are few and, when they are, reads them.
+      const candidates = await reads.run<Book>(await fewCandidatesStatement(reads.engine, pieces, few + 1))
+      if (candidates.length <= few) {
+        candidates.sort((a, b) => a.id - b.id)
+        yield* await searchList(query, search, async () => candidates, reads.options.boundMs)
+        return
+      }
+    } else {
+      // Other filters are left out of the count, so that a selective filter never makes the index
+      // read every book of a broad search; the candidates are then read with the filters.
+      const [counted] = await reads.run<{ total: number | string }>(await candidateCountStatement(reads.engine, pieces, few + 1))
+      if (Number(counted!.total) <= few) {
+        yield* await searchList(query, search, reads.readCandidates, reads.options.boundMs)
+        return
+      }
     }
   }
   const [highest] = await reads.run<{ id: number | string | null }>({ sql: MAX_ID_SQL, parameters: [] })
@@ -209,6 +222,14 @@ export async function* rankedSearch(query: BookQuery, search: Search, reads: Ran
       if (++given >= limit) return
     }
   }
+}
+
+/** Every filter of a list besides its search: a record, so that a filter added to `BookFilter` must be named here. */
+const OTHER_FILTERS: Record<Exclude<keyof BookFilter, 'search'>, true> = { title: true, author: true, year: true, yearMin: true, yearMax: true }
+
+/** Whether `query` filters by anything besides its search ({@link OTHER_FILTERS}). */
+function hasOtherFilters(query: BookQuery): boolean {
+  return Object.keys(OTHER_FILTERS).some((filter) => query[filter as keyof typeof OTHER_FILTERS] !== undefined)
 }
 
 /**
