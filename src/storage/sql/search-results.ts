@@ -181,23 +181,10 @@ export async function* rankedSearch(query: BookQuery, search: Search, reads: Ran
   const limit = query.limit ?? Number.POSITIVE_INFINITY
   const pieces = indexPieces(search)
   if (pieces.length > 0) {
-    const few = reads.options.fewCandidates
-    if (!hasOtherFilters(query)) {
-      // One statement both tells whether the candidates are few and, when they are, reads them.
-      const candidates = await reads.run<Book>(await fewCandidatesStatement(reads.engine, pieces, few + 1))
-      if (candidates.length <= few) {
-        candidates.sort((a, b) => a.id - b.id)
-        yield* await searchList(query, search, async () => candidates, reads.options.boundMs)
-        return
-      }
-    } else {
-      // Other filters are left out of the count, so that a selective filter never makes the index
-      // read every book of a broad search; the candidates are then read with the filters.
-      const [counted] = await reads.run<{ total: number | string }>(await candidateCountStatement(reads.engine, pieces, few + 1))
-      if (Number(counted!.total) <= few) {
-        yield* await searchList(query, search, reads.readCandidates, reads.options.boundMs)
-        return
-      }
+    const candidates = await fewCandidates(query, pieces, reads)
+    if (candidates) {
+      yield* await searchList(query, search, async () => candidates, reads.options.boundMs)
+      return
     }
   }
   const [highest] = await reads.run<{ id: number | string | null }>({ sql: MAX_ID_SQL, parameters: [] })
@@ -224,6 +211,23 @@ export async function* rankedSearch(query: BookQuery, search: Search, reads: Ran
   }
 }
 
+/**
+ * The books the search index finds for `pieces` that match `query`'s other filters, id ascending,
+ * when the index finds at most `reads.options.fewCandidates` (other filters aside); else undefined.
+ * Without other filters one statement both tells and reads ({@link fewCandidatesStatement}); with
+ * them the candidates are counted without the filters first, so that a selective filter never
+ * makes a broad search read every book through the index, then read with them.
+ */
+async function fewCandidates(query: BookQuery, pieces: string[][][], reads: RankedReads): Promise<Book[] | undefined> {
+  const few = reads.options.fewCandidates
+  if (!hasOtherFilters(query)) {
+    const candidates = await reads.run<Book>(await fewCandidatesStatement(reads.engine, pieces, few + 1))
+    return candidates.length <= few ? candidates.sort((a, b) => a.id - b.id) : undefined
+  }
+  const [counted] = await reads.run<{ total: number | string }>(await candidateCountStatement(reads.engine, pieces, few + 1))
+  return Number(counted!.total) <= few ? reads.readCandidates(pieces) : undefined
+}
+
 /** Every filter of a list besides its search: a record, so that a filter added to `BookFilter` must be named here. */
 const OTHER_FILTERS: Record<Exclude<keyof BookFilter, 'search'>, true> = { title: true, author: true, year: true, yearMin: true, yearMax: true }
 
@@ -240,10 +244,10 @@ function hasOtherFilters(query: BookQuery): boolean {
 async function fewExactMatches(query: BookQuery, search: Search, reads: RankedReads): Promise<Match[] | undefined> {
   const pieces = exactPieces(search)
   if (!pieces) return undefined
-  const [counted] = await reads.run<{ total: number | string }>(await candidateCountStatement(reads.engine, pieces, reads.options.fewCandidates + 1))
-  if (Number(counted!.total) > reads.options.fewCandidates) return undefined
+  const candidates = await fewCandidates(query, pieces, reads)
+  if (!candidates) return undefined
   const matches: Match[] = []
-  for (const book of await reads.readCandidates(pieces)) {
+  for (const book of candidates) {
     const rank = rankOf(search, book.title, book.author)
     if (rank !== undefined && rank < Rank.approximate) matches.push({ book, rank })
   }
