@@ -156,8 +156,25 @@ export interface SearchReadOptions {
  */
 export const FEW_CANDIDATES = 2000
 
-/** Rows one statement of a rank's read asks for (the page's own size when larger). */
+/** Rows one statement of a rank's read asks for when the list has no limit. */
 const READ_SIZE = 64
+
+/** Fewest rows one statement of a rank's read asks for, however few the page still needs. */
+const MIN_READ_SIZE = 8
+
+/** Where a walk of one rank starts and stops ({@link tierBooks}). */
+interface TierWalk {
+  /** The rank ({@link Rank}) walked. */
+  tier: number
+  /** Only books of a greater id. */
+  afterId: number
+  /** The highest id when the search started: the walk ends there. */
+  lastId: number
+  /** Books the page still needs (Infinity without a limit). */
+  wanted: number
+  /** When the search stops ({@link stopPastDeadline}). */
+  deadline: number
+}
 
 /**
  * The books of a search in relevance order (rank, then id; docs/contract.md "Search"), after
@@ -204,7 +221,7 @@ export async function* rankedSearch(query: BookQuery, search: Search, reads: Ran
   for (let tier = exact ? Rank.approximate : firstTier; tier <= Rank.approximate; tier++) {
     if (tier === Rank.approximate && !approximable) break
     const afterId = tier === firstTier ? firstId : 0
-    for await (const book of tierBooks(query, search, reads, tier, afterId, lastId, deadline)) {
+    for await (const book of tierBooks(query, search, reads, { tier, afterId, lastId, wanted: limit - given, deadline })) {
       yield book
       if (++given >= limit) return
     }
@@ -255,18 +272,27 @@ async function fewExactMatches(query: BookQuery, search: Search, reads: RankedRe
 }
 
 /**
- * The books of rank `tier` for `search`, id ascending, after `afterId` (see {@link rankedSearch});
- * stopped at `deadline` ({@link stopPastDeadline}).
+ * The books of rank `walk.tier` for `search`, id ascending, after `walk.afterId` (see
+ * {@link rankedSearch}); stopped at `walk.deadline` ({@link stopPastDeadline}).
  */
-async function* tierBooks(query: BookQuery, search: Search, reads: RankedReads, tier: number, afterId: number, lastId: number, deadline: number): AsyncGenerator<Book> {
-  const size = Math.max(READ_SIZE, query.limit ?? 0)
-  const ofTier = (book: Book) => rankOf(search, book.title, book.author) === tier
+async function* tierBooks(query: BookQuery, search: Search, reads: RankedReads, walk: TierWalk): AsyncGenerator<Book> {
+  const { tier, afterId, lastId, deadline } = walk
+  let wanted = walk.wanted
+  // Rows one statement asks for: what the page still needs, at least MIN_READ_SIZE (READ_SIZE
+  // without a limit). A statement of a sparse rank then stops reading its window once it has them.
+  const sizeNow = () => (Number.isFinite(wanted) ? Math.max(MIN_READ_SIZE, wanted) : READ_SIZE)
+  const ofTier = (book: Book) => {
+    if (rankOf(search, book.title, book.author) !== tier) return false
+    wanted--
+    return true
+  }
   const read = async (at: TierRead) => {
     stopPastDeadline(deadline, reads.options.boundMs)
     return reads.run<Book>(await tierStatement(reads.engine, query, search, at, termPieces))
   }
   if (tier === Rank.exactTitle) {
     for (let after = afterId; ; ) {
+      const size = sizeNow()
       const books = await read({ tier, afterId: after, size })
       yield* books.filter(ofTier)
       if (books.length < size) return
@@ -285,6 +311,7 @@ async function* tierBooks(query: BookQuery, search: Search, reads: RankedReads, 
   }
   for (let after = afterId; after < lastId; ) {
     const throughId = Math.min(after + reads.options.windowSize, lastId)
+    const size = sizeNow()
     const books = await read({ tier, afterId: after, throughId, size })
     yield* books.filter(ofTier)
     after = books.length === size ? books.at(-1)!.id : throughId
