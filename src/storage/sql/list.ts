@@ -395,27 +395,33 @@ export async function candidateCountStatement(engine: Engine, pieces: readonly (
 }
 
 /**
- * The SELECT of at most `size` of the books the search index finds for `pieces` (as
- * {@link candidateCountStatement}, other filters aside), in no order: when fewer than `size` come
- * back, they are every candidate, read in the same statement that tells they are few. Selects id,
- * title, author, year.
+ * The SELECT of the ids of at most `size` of the books the search index finds for `pieces` (as
+ * {@link candidateCountStatement}, other filters aside), in no order, as column `id`: when fewer
+ * than `size` come back, they are every candidate ({@link booksByIdStatement} then reads them),
+ * told and found by one index scan.
  */
 export async function fewCandidatesStatement(engine: Engine, pieces: readonly (readonly (readonly string[])[])[], size: number): Promise<BuiltQuery> {
   const { builders, sql } = await listQueryBuilders()
   if (engine === 'sqlite') {
-    // The index's rowids first, at most `size`, then their books by the primary key.
-    const { sql: text, parameters } = builders.sqlite
-      .selectFrom(sql<{ rowid: number }>`(SELECT rowid FROM book_search WHERE book_search MATCH ${ftsMatch(pieces)} LIMIT ${size})`.as('candidates'))
-      .innerJoin('books', 'books.id', 'candidates.rowid')
-      .select(['books.id', 'books.title', 'books.author', 'books.year'])
-      .compile()
-    return { sql: text, parameters }
+    return { sql: 'SELECT rowid AS id FROM book_search WHERE book_search MATCH ? LIMIT ?', parameters: [ftsMatch(pieces), size] }
   }
   const containing = (piece: string) => sql<boolean>`(title_search LIKE ${likeContaining(piece)} ESCAPE '!' OR author_search LIKE ${likeContaining(piece)} ESCAPE '!')`
-  let candidates = builders.postgres.selectFrom('books').select(['id', 'title', 'author', 'year'])
+  let candidates = builders.postgres.selectFrom('books').select('id')
   for (const alternatives of pieces) candidates = candidates.where((eb) => eb.or(alternatives.map((all) => eb.and(all.map(containing)))))
   const { sql: text, parameters } = candidates.limit(size).compile()
   return { sql: text, parameters }
+}
+
+/**
+ * The SELECT of the books of `ids` (by the primary key), id ascending: id, title, author, year.
+ * The ids go as one parameter (a JSON array on SQLite, an array on PostgreSQL), so the statement's
+ * text is the same for any number of them.
+ */
+export function booksByIdStatement(engine: Engine, ids: readonly number[]): BuiltQuery {
+  if (engine === 'sqlite') {
+    return { sql: 'SELECT id, title, author, year FROM books WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id', parameters: [JSON.stringify(ids)] }
+  }
+  return { sql: 'SELECT id, title, author, year FROM books WHERE id = ANY($1::bigint[]) ORDER BY id', parameters: [ids] }
 }
 
 /** The FTS5 query of `pieces`: every group, one of its alternatives, every text of it as a phrase. */

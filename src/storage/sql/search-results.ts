@@ -6,7 +6,7 @@ import type { Book } from '../../book/schema.js'
 import { LIST_PAGE_SIZE } from '../contracts/book-store.js'
 import { StorageUnavailableError } from '../contracts/database.js'
 import type { Engine } from '../contracts/engine.js'
-import { candidateCountStatement, fewCandidatesStatement, MAX_ID_SQL, tierStatement, titleRangeStatement, type BuiltQuery, type TierRead } from './list.js'
+import { booksByIdStatement, candidateCountStatement, fewCandidatesStatement, MAX_ID_SQL, tierStatement, titleRangeStatement, type BuiltQuery, type TierRead } from './list.js'
 import { exactPieces, indexPieces, termPieces } from './search-pieces.js'
 
 /**
@@ -231,15 +231,17 @@ export async function* rankedSearch(query: BookQuery, search: Search, reads: Ran
 /**
  * The books the search index finds for `pieces` that match `query`'s other filters, id ascending,
  * when the index finds at most `reads.options.fewCandidates` (other filters aside); else undefined.
- * Without other filters one statement both tells and reads ({@link fewCandidatesStatement}); with
+ * Without other filters one index scan both tells and finds their ids ({@link fewCandidatesStatement}),
+ * and the books are read by id (the rows of a broad search are never read here); with
  * them the candidates are counted without the filters first, so that a selective filter never
  * makes a broad search read every book through the index, then read with them.
  */
 async function fewCandidates(query: BookQuery, pieces: string[][][], reads: RankedReads): Promise<Book[] | undefined> {
   const few = reads.options.fewCandidates
   if (!hasOtherFilters(query)) {
-    const candidates = await reads.run<Book>(await fewCandidatesStatement(reads.engine, pieces, few + 1))
-    return candidates.length <= few ? candidates.sort((a, b) => a.id - b.id) : undefined
+    const found = await reads.run<{ id: number | string }>(await fewCandidatesStatement(reads.engine, pieces, few + 1))
+    if (found.length > few) return undefined
+    return found.length === 0 ? [] : reads.run<Book>(booksByIdStatement(reads.engine, found.map((row) => Number(row.id))))
   }
   const [counted] = await reads.run<{ total: number | string }>(await candidateCountStatement(reads.engine, pieces, few + 1))
   return Number(counted!.total) <= few ? reads.readCandidates(pieces) : undefined
