@@ -156,11 +156,8 @@ export interface SearchReadOptions {
  */
 export const FEW_CANDIDATES = 2000
 
-/** Rows one statement of a rank's read asks for when the list has no limit. */
+/** Rows one statement of a rank's read asks for when the list has no limit, and the most it asks for beyond what a page needs. */
 const READ_SIZE = 64
-
-/** Fewest rows one statement of a rank's read asks for, however few the page still needs. */
-const MIN_READ_SIZE = 8
 
 /** Where a walk of one rank starts and stops ({@link tierBooks}). */
 interface TierWalk {
@@ -280,9 +277,12 @@ async function fewExactMatches(query: BookQuery, search: Search, reads: RankedRe
 async function* tierBooks(query: BookQuery, search: Search, reads: RankedReads, walk: TierWalk): AsyncGenerator<Book> {
   const { tier, afterId, lastId, deadline } = walk
   let wanted = walk.wanted
-  // Rows one statement asks for: what the page still needs, at least MIN_READ_SIZE (READ_SIZE
-  // without a limit). A statement of a sparse rank then stops reading its window once it has them.
-  const sizeNow = () => (Number.isFinite(wanted) ? Math.max(MIN_READ_SIZE, wanted) : READ_SIZE)
+  let statements = 0
+  // Rows one statement asks for: what the page still needs (READ_SIZE without a limit), so that a
+  // statement of a sparse rank stops reading its window once it has them; at least 1, 2, 4… rows
+  // in the walk's first, second, third… statement, up to READ_SIZE, so that a rank whose
+  // conditions keep many books of other ranks is not read a row at a time.
+  const sizeNow = () => (Number.isFinite(wanted) ? Math.max(wanted, Math.min(READ_SIZE, 2 ** statements++)) : READ_SIZE)
   const ofTier = (book: Book) => {
     if (rankOf(search, book.title, book.author) !== tier) return false
     wanted--
