@@ -11,12 +11,17 @@
  *   `title=` filter, measured one request at a time (p50, p95);
  * - POST and PUT throughput (autocannon) with the index, then without it (SQLite: its triggers
  *   dropped; PostgreSQL: its two indexes dropped), in the same run;
+ * - under load ({@link underLoad}): LOAD_SEARCHERS connections repeating the costliest search
+ *   (`q=e`) for SEARCH_LOAD_SECONDS (default 15), while a normal client opens a new connection every
+ *   100 ms for `GET /book/1` and 4 writers `POST /book`: the normal client's answers and p99, the
+ *   writers' throughput against the same writers alone, the service's peak RSS;
  * - the index's size, and the query plan of each search's candidate statement.
  * Prints a Markdown report. Environment: SEARCH_BOOKS (default 1000000), SEARCH_REQUESTS per
  * latency scenario (default 200, within SEARCH_SCENARIO_SECONDS, default 20), SEARCH_SECONDS per write scenario (default 5), SEARCH_ENGINES
  * (default `sqlite,postgres`).
  */
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs'
+import http from 'node:http'
 import { cpus, homedir, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
@@ -25,10 +30,11 @@ import { createSigner } from 'fast-jwt'
 import pg from 'pg'
 import { parseSearch } from '../src/book/search.js'
 import type { Engine } from '../src/storage/contracts/engine.js'
-import { searchStatement } from '../src/storage/sql/list.js'
+import { fewCandidatesStatement } from '../src/storage/sql/list.js'
+import { FEW_CANDIDATES } from '../src/storage/sql/search-results.js'
 import { indexPieces } from '../src/storage/sql/search-pieces.js'
 import { MIGRATION_NAMES } from '../src/storage/schema/migrate.js'
-import { startService, type Target } from './processes.js'
+import { sampleResident, startService, type Target } from './processes.js'
 import { POSTGRES_ADMIN_URL, seedPostgres, seedSqlite } from './seed.js'
 
 const BOOKS = Number(process.env.SEARCH_BOOKS ?? 1_000_000)
@@ -62,6 +68,92 @@ const scenarios: Scenario[] = [
   { name: 'q=colected (one edit of a word of every book), first page', path: '/books?q=colected&limit=20', target: 50 },
   { name: 'q=e (one character), first page', path: '/books?q=e&limit=20', target: 50 }
 ]
+
+/** Connections repeating the costliest search at once in {@link underLoad}. */
+const LOAD_SEARCHERS = 20
+const LOAD_SECONDS = Number(process.env.SEARCH_LOAD_SECONDS ?? 15)
+
+/** What {@link underLoad} saw. */
+interface LoadReport {
+  searches: { answered: number; refused: number }
+  normal: { sent: number; answered: number; p99: number }
+  writesPerSecond: number
+  writesAlonePerSecond: number
+  peakRssMb: number
+}
+
+/** One request on a connection of its own (no keep-alive): its status, or 0 on a timeout or an error. */
+function requestOnNewConnection(url: string, path: string, timeoutMs: number): Promise<number> {
+  return new Promise((resolve) => {
+    const request = http.get(`${url}${path}`, { headers, agent: false, timeout: timeoutMs }, (response) => {
+      response.resume()
+      response.on('end', () => resolve(response.statusCode ?? 0))
+    })
+    request.on('timeout', () => request.destroy())
+    request.on('error', () => resolve(0))
+  })
+}
+
+/** `POST /book` by 4 writers in turn on keep-alive connections until `until` (performance.now() ms): how many were stored. */
+async function writeUntil(url: string, until: number): Promise<number> {
+  let stored = 0
+  const writer = async (n: number) => {
+    for (let i = 0; performance.now() < until; i++) {
+      const response = await fetch(`${url}/book`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ title: `Load write ${n}.${i}`, author: 'Writer', year: 2000 })
+      })
+      await response.arrayBuffer()
+      if (response.status === 201) stored++
+    }
+  }
+  await Promise.all([0, 1, 2, 3].map(writer))
+  return stored
+}
+
+/**
+ * docs/benchmarks.md "Search", under load: {@link LOAD_SEARCHERS} connections repeat `q=e&limit=20`
+ * (a one-character term no title word starts with: every window of a rank walked) for
+ * {@link LOAD_SECONDS}, beside a normal client (`GET /book/1` on a new connection every 100 ms, 5 s
+ * timeout) and 4 writers; then the 4 writers alone for as long.
+ */
+async function underLoad(service: Target): Promise<LoadReport> {
+  const rss = sampleResident(service.child.pid!)
+  const until = performance.now() + LOAD_SECONDS * 1000
+  const searches = { answered: 0, refused: 0 }
+  const searcher = async () => {
+    while (performance.now() < until) {
+      const response = await fetch(`${service.url}/books?q=e&limit=20`, { headers })
+      await response.arrayBuffer()
+      if (response.status === 200) searches.answered++
+      else searches.refused++
+    }
+  }
+  const normalTimes: number[] = []
+  let sent = 0
+  const normal = async () => {
+    const pending: Promise<void>[] = []
+    for (let at = performance.now(); at < until; at += 100) {
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, at - performance.now())))
+      sent++
+      const start = performance.now()
+      pending.push(requestOnNewConnection(service.url, '/book/1', 5000).then((status) => void (status === 200 && normalTimes.push(performance.now() - start))))
+    }
+    await Promise.all(pending)
+  }
+  const [writes] = await Promise.all([writeUntil(service.url, until), normal(), ...Array.from({ length: LOAD_SEARCHERS }, searcher)])
+  const peakRssMb = rss.stop() / 1024 / 1024
+  const writesAlone = await writeUntil(service.url, performance.now() + LOAD_SECONDS * 1000)
+  normalTimes.sort((a, b) => a - b)
+  return {
+    searches,
+    normal: { sent, answered: normalTimes.length, p99: normalTimes.length > 0 ? percentile(normalTimes, 99) : Number.NaN },
+    writesPerSecond: writes / LOAD_SECONDS,
+    writesAlonePerSecond: writesAlone / LOAD_SECONDS,
+    peakRssMb
+  }
+}
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
 
@@ -128,6 +220,7 @@ interface EngineReport {
   withoutIndex: { post: number; put: number }
   indexBytes: number
   plans: string[]
+  load: LoadReport
 }
 
 async function benchEngine(engine: Engine): Promise<EngineReport | undefined> {
@@ -160,13 +253,15 @@ async function benchEngine(engine: Engine): Promise<EngineReport | undefined> {
       latencies.push({ name: scenario.name, target: scenario.target, ...measured })
       console.log(`${engine}: ${scenario.name}: p50 ${measured.p50.toFixed(1)} ms, p95 ${measured.p95.toFixed(1)} ms`)
     }
+    const load = await underLoad(service)
+    console.log(`${engine}: under load ${JSON.stringify(load)}`)
     const withIndex = await writes(service.url)
     await service.stop()
     await dropIndex(engine, databaseUrl)
     service = await startService({ directory, databaseUrl, secret: SECRET, env: { LOG_LEVEL: 'warn' } })
     const withoutIndex = await writes(service.url)
     console.log(`${engine}: writes with the index ${JSON.stringify(withIndex)}, without ${JSON.stringify(withoutIndex)}`)
-    return { engine, seedSeconds, latencies, withIndex, withoutIndex, indexBytes, plans }
+    return { engine, seedSeconds, latencies, withIndex, withoutIndex, indexBytes, plans, load }
   } finally {
     await service?.stop()
     await drop()
@@ -234,7 +329,7 @@ async function queryPlans(engine: Engine, url: string): Promise<string[]> {
   const plans: string[] = []
   for (const q of [`"${FEW}"`, `"${MANY}"`]) {
     const search = parseSearch(q)!
-    const { sql, parameters } = await searchStatement(engine, { search }, indexPieces(search))
+    const { sql, parameters } = await fewCandidatesStatement(engine, indexPieces(search), FEW_CANDIDATES + 1)
     if (engine === 'sqlite') {
       const db = new Database(url, { readonly: true })
       const rows = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...parameters) as { detail: string }[]
@@ -309,6 +404,20 @@ for (const report of reports) {
     '|---|---:|---:|---:|',
     `| POST /book | ${report.withIndex.post.toFixed(0)} | ${report.withoutIndex.post.toFixed(0)} | ${ratio('post').toFixed(2)} |`,
     `| PUT /book/{id} | ${report.withIndex.put.toFixed(0)} | ${report.withoutIndex.put.toFixed(0)} | ${ratio('put').toFixed(2)} |`,
+    ''
+  )
+  const { load } = report
+  const share = load.normal.answered / load.normal.sent
+  const kept = load.writesPerSecond / load.writesAlonePerSecond
+  lines.push(
+    `Under load (${LOAD_SEARCHERS} connections repeating \`q=e&limit=20\` for ${LOAD_SECONDS} s; searches answered ${load.searches.answered}, refused 503 ${load.searches.refused}):`,
+    '',
+    '| Under load | measured | target |',
+    '|---|---:|---|',
+    `| normal client (\`GET /book/1\`, new connection every 100 ms): answered | ${load.normal.answered} of ${load.normal.sent} (${(share * 100).toFixed(1)} %) | ≥ 99 %: ${share >= 0.99 ? 'met' : 'unmet'} |`,
+    `| normal client p99 | ${ms(load.normal.p99)} ms | < 100 ms: ${load.normal.p99 < 100 ? 'met' : 'unmet'} |`,
+    `| 4 writers, \`POST /book\` req/s (alone) | ${load.writesPerSecond.toFixed(0)} (${load.writesAlonePerSecond.toFixed(0)}) = ${kept.toFixed(2)} | ≥ 0.5: ${kept >= 0.5 ? 'met' : 'unmet'} |`,
+    `| service peak RSS | ${load.peakRssMb.toFixed(0)} MB | < 500 MB: ${load.peakRssMb < 500 ? 'met' : 'unmet'} |`,
     '',
     'Plans of the candidate statements:',
     '',
