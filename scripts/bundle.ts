@@ -1,7 +1,7 @@
 /**
  * Second step of `npm run build`, after `tsc`: replaces the two entries, `dist/start.js`
- * (`npm start`) and `dist/book-service.js` (`book-service …`), the SQLite writer thread and the
- * webhook sender thread with esbuild bundles of the compiled service and its dependencies. A start then reads a few files
+ * (`npm start`) and `dist/book-service.js` (`book-service …`), the SQLite writer and search reader
+ * threads and the webhook sender thread with esbuild bundles of the compiled service and its dependencies. A start then reads a few files
  * instead of ~960 modules (TypeBox alone is ~370): about a quarter less wall and CPU time to the
  * first answer (docs/benchmarks.md, "Cold start").
  *
@@ -12,8 +12,9 @@
  *
  * Layout rules the bundled code relies on: every output sits directly in `dist/`, beside the
  * entries, so `new URL('../package.json', import.meta.url)` (the version) still names the
- * package's file, the write queue's `./sqlite-writer-thread.js` names the bundled writer thread
- * and the dispatcher's `./sender-thread.js` the bundled sender thread.
+ * package's file, the write queue's `./sqlite-writer-thread.js` names the bundled writer thread,
+ * the search reader's `./sqlite-reader-thread.js` the bundled reader thread, and the dispatcher's
+ * `./sender-thread.js` the bundled sender thread.
  * Modules loaded on demand (Kysely, node-postgres, prom-client) become chunks loaded only when
  * used, as in the source.
  *
@@ -79,6 +80,7 @@ await build({
     start: `${DIST}start.js`,
     'book-service': `${DIST}book-service.js`,
     'sqlite-writer-thread': `${DIST}storage/sqlite/sqlite-writer-thread.js`,
+    'sqlite-reader-thread': `${DIST}storage/sqlite/sqlite-reader-thread.js`,
     'sender-thread': `${DIST}webhooks/sender-thread.js`
   },
   outdir: DIST,

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import pg from 'pg'
 import { createScratchDatabase, type ScratchDatabase } from './scratch-database.js'
 import { postgresScopeSkipReason } from './scope.js'
@@ -44,6 +47,8 @@ export const engines: Array<{ engine: Engine; skip: string | undefined }> = [
 export interface TestDatabaseOptions {
   /** How searches are read (src/storage/sql/search-results.ts). */
   search?: SearchReadOptions
+  /** SQLite in a file of its own instead of in memory, so the searches' walks run on the reader thread (sqlite-search-reader.ts). */
+  sqliteFile?: boolean
 }
 
 /** A database of its own for one test suite: its URL, and `drop()` to remove it. */
@@ -59,7 +64,12 @@ export async function createPostgresDatabase(): Promise<TestDatabase> {
  * `cleanup()` drops that PostgreSQL database (call it after the database is closed).
  */
 export async function openTestDatabase(engine: Engine, options: TestDatabaseOptions = {}): Promise<{ database: Database; cleanup: () => Promise<void> }> {
-  if (engine === 'sqlite') return { database: await SqliteDatabase.open(':memory:', options), cleanup: async () => {} }
+  if (engine === 'sqlite') {
+    if (!options.sqliteFile) return { database: await SqliteDatabase.open(':memory:', options), cleanup: async () => {} }
+    const directory = mkdtempSync(join(tmpdir(), 'book-test-'))
+    const database = await SqliteDatabase.open(join(directory, 'books.db'), options)
+    return { database, cleanup: async () => rmSync(directory, { recursive: true, force: true }) }
+  }
   const scratch = await createPostgresDatabase()
   const database = await PostgresDatabase.open(scratch.url, { poolSize: 5, startupTimeoutMs: 0, ...options })
   return { database, cleanup: () => scratch.drop() }

@@ -26,6 +26,7 @@ import { watchFileIdentity } from './sqlite-file-identity.js'
 import { SqliteLoginAttempts } from './sqlite-login-attempts.js'
 import { sqliteWebhookStore } from './sqlite-webhook-store.js'
 import type { WebhookStore } from '../contracts/webhook-store.js'
+import { SqliteSearchReader } from './sqlite-search-reader.js'
 import { preparedQueries, prepareStatements } from './sqlite-statements.js'
 import type { WriteOp } from './sqlite-group-commit.js'
 import { WriteQueue, type WriteHealthListener } from './sqlite-write-queue.js'
@@ -104,6 +105,8 @@ export class SqliteDatabase implements Database, BookStore {
   private probe: Promise<void> | undefined
   /** Set once a read or write found the database file damaged: the store serves nothing more until restarted. */
   private damage: StorageUnavailableError | undefined
+  /** Runs the searches' walks off the event loop (a file only: an in-memory database has one connection). */
+  private readonly searchReader: SqliteSearchReader | undefined
 
   private constructor(
     private readonly db: Sqlite.Database,
@@ -126,6 +129,7 @@ export class SqliteDatabase implements Database, BookStore {
     this.loginAttempts = new SqliteLoginAttempts(attemptsDb)
     this.webhooks = sqliteWebhookStore(attemptsDb, writes)
     this.apiTokens = sqliteApiTokenStore(db, attemptsDb)
+    this.searchReader = path === ':memory:' ? undefined : new SqliteSearchReader(path)
   }
 
   /**
@@ -178,9 +182,11 @@ export class SqliteDatabase implements Database, BookStore {
         yield* await searchList(query, query.search, this.searchCandidates(query), this.searchOptions.boundMs)
         return
       }
+      const reader = this.searchReader
       yield* rankedSearch(query, query.search, {
         engine: 'sqlite',
-        run: async <Row>(statement: BuiltQuery) => this.query(statement.sql).all(...statement.parameters) as Row[],
+        // A walk's statement scans a window of thousands of rows: on the reader thread, off the event loop.
+        run: async <Row>(statement: BuiltQuery) => (reader ? reader.run<Row>(statement) : (this.query(statement.sql).all(...statement.parameters) as Row[])),
         readCandidates: this.searchCandidates(query),
         options: this.searchOptions
       })
@@ -339,6 +345,7 @@ export class SqliteDatabase implements Database, BookStore {
 
   async close(): Promise<void> {
     this.changes.stop()
+    await this.searchReader?.close()
     await this.writes.close()
     if (this.attemptsDb !== this.db) this.attemptsDb.close()
     this.db.close()

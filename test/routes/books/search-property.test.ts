@@ -107,6 +107,8 @@ async function run(app: FastifyInstance, model: Map<number, Book>, commands: Com
 const readings = [
   { name: 'as configured', options: {}, runs: 25 },
   { name: 'rank by rank, windows of 50 ids', options: { search: { fewCandidates: 0, windowSize: 50 } }, runs: 10 },
+  // SQLite in a file: the walks' statements run on the search reader thread, with its own connection.
+  { name: 'rank by rank, windows of 50 ids, SQLite in a file', options: { search: { fewCandidates: 0, windowSize: 50 }, sqliteFile: true }, runs: 10 },
   { name: 'at most 3 candidates ranked whole, windows of 50 ids', options: { search: { fewCandidates: 3, windowSize: 50 } }, runs: 10 }
 ]
 
