@@ -211,12 +211,14 @@ export interface TierRead {
  */
 function oneEditPatterns(term: string): string[] {
   const characters = [...term]
-  const text = (parts: string[]) => parts.map((part) => (part === '_' ? '_' : likeEscaped(part))).join('')
+  // `ANY` stands for LIKE's `_`; the term's own characters are escaped (a `_` of the term included).
+  const ANY = null
+  const text = (parts: (string | null)[]) => parts.map((part) => (part === ANY ? '_' : likeEscaped(part))).join('')
   const patterns = new Set<string>()
   for (let i = 0; i < characters.length; i++) {
-    patterns.add(text([...characters.slice(0, i), '_', ...characters.slice(i + 1)]))
+    patterns.add(text([...characters.slice(0, i), ANY, ...characters.slice(i + 1)]))
     patterns.add(text([...characters.slice(0, i), ...characters.slice(i + 1)]))
-    if (i > 0) patterns.add(text([...characters.slice(0, i), '_', ...characters.slice(i)]))
+    if (i > 0) patterns.add(text([...characters.slice(0, i), ANY, ...characters.slice(i)]))
     if (i + 1 < characters.length) patterns.add(text([...characters.slice(0, i), characters[i + 1]!, characters[i]!, ...characters.slice(i + 2)]))
   }
   return [...patterns].map((pattern) => `%${pattern}%`)
@@ -302,7 +304,7 @@ export async function tierStatement(
   const { builders, sql } = await listQueryBuilders()
   if (engine === 'sqlite' && read.throughId !== undefined) {
     // SQLite expands a virtual generated column at every mention: the search forms' expression
-    // (thousands of nodes: one replace() per letter of DIACRITIC_LETTERS) once per condition, which
+    // (one nested replace() per letter of DIACRITIC_LETTERS) once per condition, which
     // made a one-edit walk's statement take ~50 ms to prepare, again at every run (a LIKE with a
     // bound pattern marks the statement for a new plan at each binding). Read the window in a
     // subquery that cannot be flattened (OFFSET), which SQLite runs as a co-routine in id order:

@@ -156,7 +156,7 @@ export interface SearchReadOptions {
  */
 export const FEW_CANDIDATES = 2000
 
-/** Rows one statement of a rank's read asks for when the list has no limit, and the most it asks for beyond what a page needs. */
+/** Rows one statement of a rank's read asks for when the list has no limit, and the most a walk's later statements ask for when the page needs fewer. */
 const READ_SIZE = 64
 
 /** Where a walk of one rank starts and stops ({@link tierBooks}). */
