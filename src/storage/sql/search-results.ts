@@ -70,6 +70,9 @@ async function* matchesOf(query: BookQuery, search: Search, read: ReadCandidates
     yield* check(page)
     if (page.length < LIST_PAGE_SIZE) return
     after = page[page.length - 1]!.id
+    // A SQLite page is read on the event loop, and awaiting it gives only the microtasks a turn:
+    // let other requests in between two pages, or a scan of every book holds the loop throughout.
+    await nextTurn()
   }
 }
 

@@ -37,6 +37,30 @@ describeEachEngine(
   { search: { windowSize: 4 } }
 )
 
+describeEachEngine('GET /books?q= with count=true or sort does not hold other requests back', ({ app }) => {
+  test('a point read answers while counts and sorted searches scan every book: it finishes before they do', async () => {
+    // More books than a scan's page (1,000), so each scan reads several pages.
+    for (let i = 1; i <= 2500; i++) await createBook(app(), { title: `Another volume ${i}`, author: 'Anon', year: 1900 })
+    const order: string[] = []
+    const scans = ['/books?q=x&count=true&limit=1', '/books?q=x&sort=title&limit=1', '/books?q=x&count=true&limit=1', '/books?q=x&sort=title&limit=1'].map((url, index) =>
+      app()
+        .inject({ url, headers: auth })
+        .then((response) => {
+          assert.equal(response.statusCode, 200, `${url}: ${response.body} ${String(response.headers['retry-after'])}`)
+          order.push(`scan ${index}`)
+        })
+    )
+    const point = app()
+      .inject({ url: '/book/1', headers: auth })
+      .then((response) => {
+        assert.equal(response.statusCode, 200, response.body)
+        order.push('point read')
+      })
+    await Promise.all([...scans, point])
+    assert.equal(order[0], 'point read', order.join(', '))
+  })
+})
+
 describeEachEngine(
   'GET /books?q= stops a search of many statements at the query bound (docs/contract.md "Search")',
   ({ app }) => {
