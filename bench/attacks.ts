@@ -34,14 +34,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { createSigner } from 'fast-jwt'
-import { SERVER_ENTRY, freePort, residentBytes, startProcess, type Target } from './processes.js'
+import { SERVER_ENTRY, freePort, residentBytes, startNormalClient, startProcess, type Target } from './processes.js'
 import { seedSqlite } from './seed.js'
 import { POSTGRES_ADMIN_URL } from '../test/support/engines.js'
 import { postgresTarget, startProxy, through, type TcpProxy } from '../test/support/proxy.js'
 import { createScratchDatabase } from '../test/support/scratch-database.js'
 
 const SECRET = 'attack-benchmark-secret-0123456789abcdefghijklmnop'
-const NORMAL_CLIENT = new URL('./normal-client.ts', import.meta.url).pathname
 const SECONDS = Number(process.env.ATTACK_SECONDS ?? 20)
 const sign = createSigner({ key: SECRET, noTimestamp: true })
 const TOKEN = sign({ sub: 'bench' })
@@ -91,25 +90,6 @@ function sampler(pid: number) {
       clearInterval(timer)
       take()
       return { peakRssMiB: Math.round(rss / 1024 / 1024), peakOpenFiles: files, endOpenFiles: now }
-    }
-  }
-}
-
-/** The normal client (bench/normal-client.ts) in a process of its own, until `stop()`. */
-function normalClient(port: number) {
-  const child = spawn(process.execPath, ['--import', 'tsx', NORMAL_CLIENT, String(port)], {
-    env: { PATH: process.env.PATH ?? '', TOKEN },
-    stdio: ['pipe', 'pipe', 'inherit']
-  })
-  let output = ''
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
-  const exited = new Promise((resolve) => child.once('exit', resolve))
-  return {
-    stop: async () => {
-      child.stdin.end()
-      await exited
-      const { ok, total, slowestMs, p99Ms } = JSON.parse(output) as { ok: number; total: number; slowestMs: number; p99Ms: number }
-      return { normalOk: ok, normalTotal: total, normalSlowestMs: slowestMs, normalP99Ms: p99Ms }
     }
   }
 }
@@ -626,7 +606,7 @@ async function measure(name: string, entry: string, env: Record<string, string>)
     const target = await (attack.start ?? startTarget)(entry, directory, env)
     await postBook(target.port, JSON.stringify({ title: 'Normal', author: 'Client', year: 1 }))
     const samples = sampler(target.child.pid!)
-    const normal = normalClient(target.port)
+    const normal = startNormalClient(target.port, TOKEN)
     const outcome = await attack.run(target)
     const peaks = samples.stop()
     const seen = await normal.stop()

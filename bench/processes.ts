@@ -187,3 +187,36 @@ export function sampleResident(pid: number): { stop(): number } {
     }
   }
 }
+
+/** What the normal client (bench/normal-client.ts) saw: answers 200 of all sent, slowest and p99 (failures included), in ms. */
+export interface NormalClientFigures {
+  normalOk: number
+  normalTotal: number
+  normalSlowestMs: number
+  normalP99Ms: number
+}
+
+const NORMAL_CLIENT = new URL('./normal-client.ts', import.meta.url).pathname
+
+/**
+ * The normal client (bench/normal-client.ts: `GET /book/1` with `token`, each on a connection of
+ * its own from 127.0.0.2, 100 ms apart) in a process of its own, so the benchmark's own load never
+ * slows it, until `stop()`, which resolves with what it saw.
+ */
+export function startNormalClient(port: number, token: string): { stop(): Promise<NormalClientFigures> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', NORMAL_CLIENT, String(port)], {
+    env: { PATH: process.env.PATH ?? '', TOKEN: token },
+    stdio: ['pipe', 'pipe', 'inherit']
+  })
+  let output = ''
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()))
+  const exited = new Promise((resolve) => child.once('exit', resolve))
+  return {
+    stop: async () => {
+      child.stdin!.end()
+      await exited
+      const { ok, total, slowestMs, p99Ms } = JSON.parse(output) as { ok: number; total: number; slowestMs: number; p99Ms: number }
+      return { normalOk: ok, normalTotal: total, normalSlowestMs: slowestMs, normalP99Ms: p99Ms }
+    }
+  }
+}
