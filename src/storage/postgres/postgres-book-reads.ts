@@ -8,7 +8,11 @@ import { pagesById, pagesOf } from '../sql/list-pages.js'
 import { countStatement, listStatement, searchStatement, type BuiltQuery } from '../sql/list.js'
 import { rankedSearch, searchCount, searchList, type ReadCandidates, type SearchReadOptions } from '../sql/search-results.js'
 import { readHistoryPage, type HistoryRow } from '../sql/book-history-statements.js'
+import { WORD_STARTS_BACKFILL } from '../schema/migrations/0015_title_word_starts.js'
 import { STATEMENTS, type Statement } from './postgres-statements.js'
+
+/** Whether a backfill of `online_backfills` (migration 0015) is done. */
+const WORD_STARTS_DONE_SQL = 'SELECT done FROM online_backfills WHERE name = $1'
 
 /** Runs one statement on one server's pool (postgres-statements.ts `statementRunner`), resolving with its rows. */
 export type Query = <Row extends pg.QueryResultRow>(statement: Statement, values: unknown[]) => Promise<Row[]>
@@ -19,6 +23,9 @@ export type Query = <Row extends pg.QueryResultRow>(statement: Statement, values
  * The writes, and the reads a write decides on, are `PostgresDatabase`'s own, on the primary.
  */
 export class PostgresBookReads implements BookReads {
+  /** A backfill once done stays done: {@link wordStartsReady} stops asking. */
+  private wordStartsDone = false
+
   constructor(
     private readonly query: Query,
     private readonly searchOptions: Required<SearchReadOptions>
@@ -34,7 +41,8 @@ export class PostgresBookReads implements BookReads {
         engine: 'postgres',
         run: <Row>(statement: BuiltQuery) => this.query<Row & pg.QueryResultRow>({ text: statement.sql }, [...statement.parameters]),
         readCandidates: this.searchCandidates(query),
-        options: this.searchOptions
+        options: this.searchOptions,
+        wordStartsReady: () => this.wordStartsReady()
       })
       return
     }
@@ -47,6 +55,15 @@ export class PostgresBookReads implements BookReads {
       return
     }
     for await (const page of pagesById((after, size) => this.query<Book>(STATEMENTS.page, [after, size]))) yield* page
+  }
+
+  /** Whether migration 0015's online backfill of `title_word_starts` is done: asked until it is, then known. */
+  private async wordStartsReady(): Promise<boolean> {
+    if (!this.wordStartsDone) {
+      const rows = await this.query<{ done: boolean }>({ text: WORD_STARTS_DONE_SQL }, [WORD_STARTS_BACKFILL])
+      this.wordStartsDone = rows[0]?.done === true
+    }
+    return this.wordStartsDone
   }
 
   async count(filter: BookFilter): Promise<number> {

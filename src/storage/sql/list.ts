@@ -3,6 +3,7 @@ import { foldText } from '../../book/fold.js'
 import type { BookFilter, BookQuery, SortField } from '../../book/query.js'
 import { MIN_APPROXIMATE_LENGTH, Rank, type Search, type SearchTerm } from '../../book/search.js'
 import type { Engine } from '../contracts/engine.js'
+import { WORD_START_KEY_LENGTH } from '../schema/migrations/0015_title_word_starts.js'
 
 /** The `books` table as the list queries see it (migrations 0001 and 0002). */
 interface BooksTable {
@@ -17,8 +18,14 @@ interface BooksTable {
   title_search: string
   author_search: string
 }
+/** Where a word of a title's search form may start (migration 0015). */
+interface TitleWordStartsTable {
+  key: string
+  book_id: number
+}
 interface Database {
   books: BooksTable
+  title_word_starts: TitleWordStartsTable
 }
 
 /** One statement ready for the engine's driver: SQL text with placeholders, and their values. */
@@ -367,6 +374,46 @@ export async function titleRangeStatement(engine: Engine, query: BookQuery, sear
     .select(['id', 'title', 'author', 'year'])
     .where((eb) => filters(eb, query, sql))
     .where((eb) => tierConditions(engine, eb, sql, search, Rank.titleStart, () => undefined))
+    .limit(size)
+    .compile()
+  return { sql: text, parameters }
+}
+
+/**
+ * The books where a term of `search` may start a title word (the `titleWordStart` rank's and a
+ * few more), found from `title_word_starts` (migration 0015: a key per place a title word may
+ * start, of {@link WORD_START_KEY_LENGTH} characters; a term's books are those of the keys
+ * starting with its first that many), at most `size`: with `count`, only how many keys (the
+ * index alone; at least as many as books); without, the books that also match `query`'s other
+ * filters and the rank's conditions, in any order.
+ *
+ * @returns undefined when a term has no key range (it ends with U+10FFFF).
+ */
+export async function titleWordStartStatement(engine: Engine, query: BookQuery, search: Search, size: number, count: boolean): Promise<BuiltQuery | undefined> {
+  const ranges = search.terms.map((term) => {
+    const key = [...term.text].slice(0, WORD_START_KEY_LENGTH).join('')
+    const past = pastPrefix(key)
+    return past === undefined ? undefined : { key, past }
+  })
+  if (ranges.some((range) => range === undefined)) return undefined
+  const { builders, sql } = await listQueryBuilders()
+  const starts = builders[engine]
+    .selectFrom('title_word_starts')
+    .select('book_id')
+    .where((eb) => eb.or(ranges.map((range) => eb.and([eb('key', '>=', range!.key), eb('key', '<', range!.past)]))))
+  if (count) {
+    const { sql: text, parameters } = builders[engine]
+      .selectFrom(starts.limit(size).as('starts'))
+      .select((eb) => eb.fn.countAll<number>().as('total'))
+      .compile()
+    return { sql: text, parameters }
+  }
+  const { sql: text, parameters } = builders[engine]
+    .selectFrom('books')
+    .select(['id', 'title', 'author', 'year'])
+    .where('id', 'in', starts)
+    .where((eb) => filters(eb, query, sql))
+    .where((eb) => tierConditions(engine, eb, sql, search, Rank.titleWordStart, () => undefined))
     .limit(size)
     .compile()
   return { sql: text, parameters }

@@ -6,7 +6,7 @@ import type { Book } from '../../book/schema.js'
 import { LIST_PAGE_SIZE } from '../contracts/book-store.js'
 import { StorageUnavailableError } from '../contracts/database.js'
 import type { Engine } from '../contracts/engine.js'
-import { booksByIdStatement, candidateCountStatement, fewCandidatesStatement, MAX_ID_SQL, tierStatement, titleRangeStatement, type BuiltQuery, type TierRead } from './list.js'
+import { booksByIdStatement, candidateCountStatement, fewCandidatesStatement, MAX_ID_SQL, tierStatement, titleRangeStatement, titleWordStartStatement, type BuiltQuery, type TierRead } from './list.js'
 import { exactPieces, indexPieces, termPieces } from './search-pieces.js'
 
 /**
@@ -139,6 +139,11 @@ export interface RankedReads {
   readCandidates: ReadCandidates
   /** How a search is read: {@link SearchReadOptions}, defaults filled in. */
   options: Required<SearchReadOptions>
+  /**
+   * Whether `title_word_starts` holds every book's keys (migration 0015; on PostgreSQL once its
+   * online backfill is done): only then is the `titleWordStart` rank found from it.
+   */
+  wordStartsReady: () => Promise<boolean>
 }
 
 /** What decides how a search is read (both only change its cost, never its answer). */
@@ -186,8 +191,9 @@ interface TierWalk {
  * - else, when it finds few books holding every term exactly, those are read whole and ranked
  *   here, and the `approximate` rank is walked (below);
  * - else rank by rank, from the cursor's rank and id: `exactTitle` from the `(title_search, id)`
- *   index in id order; `titleStart` from that index's range when it holds at most
- *   `fewCandidates` books (sorted here by id), else like the others, walked by id in windows
+ *   index in id order; `titleStart` from that index's range, and `titleWordStart` from the
+ *   ranges of `title_word_starts` (migration 0015), when it holds at most `fewCandidates` books
+ *   (sorted here by id), else like the others, walked by id in windows
  *   of `reads.options.windowSize` ids, each one statement whose conditions (`tierStatement`,
  *   storage/sql/list.ts) keep a superset of the rank's books. Every book read is checked by
  *   `rankOf` (src/book/search.ts), so both engines answer the same. The walk stops as soon as the
@@ -304,12 +310,15 @@ async function* tierBooks(query: BookQuery, search: Search, reads: RankedReads, 
       after = books.at(-1)!.id
     }
   }
-  if (tier === Rank.titleStart) {
+  // A rank an index finds without a walk: its range read whole when it holds few books, sorted here by id.
+  const indexed =
+    tier === Rank.titleStart ? titleRangeStatement : tier === Rank.titleWordStart && (await reads.wordStartsReady()) ? titleWordStartStatement : undefined
+  if (indexed) {
     const few = reads.options.fewCandidates
-    const counting = await titleRangeStatement(reads.engine, query, search, few + 1, true)
+    const counting = await indexed(reads.engine, query, search, few + 1, true)
     const [counted] = counting ? await reads.run<{ total: number | string }>(counting) : [{ total: Number.POSITIVE_INFINITY }]
     if (Number(counted!.total) <= few) {
-      const books = await reads.run<Book>((await titleRangeStatement(reads.engine, query, search, few + 1, false))!)
+      const books = await reads.run<Book>((await indexed(reads.engine, query, search, few + 1, false))!)
       yield* books.filter((book) => book.id > afterId && ofTier(book)).sort((a, b) => a.id - b.id)
       return
     }

@@ -12,6 +12,7 @@ import { replaysAndUsernameSkeletons } from './0011_replays_and_username_skeleto
 import { apiTokens } from './0012_api_tokens.js'
 import { rankedSearch } from './0013_ranked_search.js'
 import { deliveryLogIndexes } from './0014_delivery_log_indexes.js'
+import { titleWordStarts } from './0015_title_word_starts.js'
 import type { MigrationOf } from './migration.js'
 
 /**
@@ -33,5 +34,6 @@ export const MIGRATIONS: Readonly<Record<string, MigrationOf>> = {
   '0011_replays_and_username_skeletons': replaysAndUsernameSkeletons,
   '0012_api_tokens': apiTokens,
   '0013_ranked_search': rankedSearch,
-  '0014_delivery_log_indexes': deliveryLogIndexes
+  '0014_delivery_log_indexes': deliveryLogIndexes,
+  '0015_title_word_starts': titleWordStarts
 }
