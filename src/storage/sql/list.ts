@@ -58,8 +58,21 @@ function listQueryBuilders(): Promise<QueryBuilders> {
           createQueryCompiler: () => new dialect.Compiler()
         }
       })
+    /**
+     * SQLite's compiler, writing every bound value as `+?`. This SQLite has STAT4: a bare `?`
+     * compared with an indexed column, or a LIKE or GLOB pattern, marks the statement to be
+     * planned again at every binding (from the value's samples), 1-7 ms for a search's statement,
+     * whose search forms SQLite writes out at each mention; and with the values of a broad term
+     * it planned a range of `(title_search, id)` as a scan. `+?` is the same value, planned once
+     * (src/storage/sqlite/sqlite-search-reader.ts keeps it prepared).
+     */
+    class SqliteListCompiler extends kysely.SqliteQueryCompiler {
+      protected override getCurrentParameterPlaceholder(): string {
+        return '+?'
+      }
+    }
     const builders = {
-      sqlite: builder({ Adapter: kysely.SqliteAdapter, Introspector: kysely.SqliteIntrospector, Compiler: kysely.SqliteQueryCompiler }),
+      sqlite: builder({ Adapter: kysely.SqliteAdapter, Introspector: kysely.SqliteIntrospector, Compiler: SqliteListCompiler }),
       postgres: builder({ Adapter: kysely.PostgresAdapter, Introspector: kysely.PostgresIntrospector, Compiler: kysely.PostgresQueryCompiler })
     }
     return { builders, sql: kysely.sql }
@@ -312,8 +325,7 @@ export async function tierStatement(
   if (engine === 'sqlite' && read.throughId !== undefined) {
     // SQLite expands a virtual generated column at every mention: the search forms' expression
     // (one nested replace() per letter of DIACRITIC_LETTERS) once per condition, which
-    // made a one-edit walk's statement take ~50 ms to prepare, again at every run (a LIKE with a
-    // bound pattern marks the statement for a new plan at each binding). Read the window in a
+    // made a one-edit walk's statement take ~50 ms to prepare (once: `SqliteListCompiler`). Read the window in a
     // subquery that cannot be flattened (OFFSET), which SQLite runs as a co-routine in id order:
     // each search form is then written and computed once per row, and the conditions read it.
     const window = sql<BooksTable>`(SELECT id, title, author, year, title_folded, author_folded, title_search, author_search FROM books WHERE id > ${read.afterId} AND id <= ${read.throughId} ORDER BY id LIMIT -1 OFFSET 0)`

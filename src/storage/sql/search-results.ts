@@ -317,7 +317,9 @@ async function* tierBooks(query: BookQuery, search: Search, reads: RankedReads, 
     const few = reads.options.fewCandidates
     const counting = await indexed(reads.engine, query, search, few + 1, true)
     const [counted] = counting ? await reads.run<{ total: number | string }>(counting) : [{ total: Number.POSITIVE_INFINITY }]
-    if (Number(counted!.total) <= few) {
+    const total = Number(counted!.total)
+    if (total === 0) return
+    if (total <= few) {
       const books = await reads.run<Book>((await indexed(reads.engine, query, search, few + 1, false))!)
       yield* books.filter((book) => book.id > afterId && ofTier(book)).sort((a, b) => a.id - b.id)
       return
