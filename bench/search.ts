@@ -18,7 +18,9 @@
  * - the index's size, and the query plan of each search's candidate statement.
  * Prints a Markdown report. Environment: SEARCH_BOOKS (default 1000000), SEARCH_REQUESTS per
  * latency scenario (default 200, within SEARCH_SCENARIO_SECONDS, default 20), SEARCH_SECONDS per write scenario (default 5), SEARCH_ENGINES
- * (default `sqlite,postgres`).
+ * (default `sqlite,postgres`), SEARCH_ENTRY (another build's `dist/start.js` to measure instead of
+ * this checkout's, on the same seeded databases: e.g. bench:compare's build of an earlier commit
+ * under `~/.cache/book-service/bench-compare/<sha>`, for a before-and-after in one session).
  */
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs'
 import { cpus, homedir, loadavg, tmpdir } from 'node:os'
@@ -40,6 +42,7 @@ const BOOKS = Number(process.env.SEARCH_BOOKS ?? 1_000_000)
 const REQUESTS = Number(process.env.SEARCH_REQUESTS ?? 200)
 const SECONDS = Number(process.env.SEARCH_SECONDS ?? 5)
 const ENGINES = (process.env.SEARCH_ENGINES ?? 'sqlite,postgres').split(',') as Engine[]
+const ENTRY = process.env.SEARCH_ENTRY
 const SECRET = 'search-benchmark-secret-0123456789abcdefghijklmnop'
 const token = createSigner({ key: SECRET, algorithm: 'HS256', expiresIn: 3_600_000 })({ sub: 'bench' })
 const headers = { authorization: `Bearer ${token}` }
@@ -222,7 +225,7 @@ async function benchEngine(engine: Engine): Promise<EngineReport | undefined> {
 
     const plans = await queryPlans(engine, databaseUrl)
     const indexBytes = await indexSize(engine, databaseUrl)
-    service = await startService({ directory, databaseUrl, secret: SECRET, env: { LOG_LEVEL: 'warn' } })
+    service = await startService({ directory, databaseUrl, secret: SECRET, env: { LOG_LEVEL: 'warn' }, ...(ENTRY && { entry: ENTRY }) })
     const latencies = []
     for (const scenario of scenarios) {
       const measured = await latency(service.url, scenario.next ? await secondPage(service.url, scenario.path) : scenario.path)
@@ -234,7 +237,7 @@ async function benchEngine(engine: Engine): Promise<EngineReport | undefined> {
     const withIndex = await writes(service.url)
     await service.stop()
     await dropIndex(engine, databaseUrl)
-    service = await startService({ directory, databaseUrl, secret: SECRET, env: { LOG_LEVEL: 'warn' } })
+    service = await startService({ directory, databaseUrl, secret: SECRET, env: { LOG_LEVEL: 'warn' }, ...(ENTRY && { entry: ENTRY }) })
     const withoutIndex = await writes(service.url)
     console.log(`${engine}: writes with the index ${JSON.stringify(withIndex)}, without ${JSON.stringify(withoutIndex)}`)
     return { engine, seedSeconds, latencies, withIndex, withoutIndex, indexBytes, plans, load }
@@ -362,7 +365,7 @@ for (const engine of ENGINES) {
 }
 const ms = (value: number) => value.toFixed(1)
 const lines = [
-  `## Search — ${new Date().toISOString()}, ${BOOKS.toLocaleString('en')} books`,
+  `## Search — ${new Date().toISOString()}, ${BOOKS.toLocaleString('en')} books${ENTRY ? `, build ${ENTRY}` : ''}`,
   '',
   `Node ${process.version}, ${cpus().length} CPUs, load average at the end ${loadavg()[0]!.toFixed(1)} (shared machine). ` +
     `Latency: ${REQUESTS} sequential requests per scenario; writes: autocannon, 8 connections, ${SECONDS} s each.`,

@@ -26,7 +26,9 @@ const TITLES = [
   'Война и мир',
   'C++ in 21 days: a/b',
   '📚 Books & more 📚 books',
-  'A very long word: antidisestablishmentarianism'
+  'A very long word: antidisestablishmentarianism',
+  // The longest title there is (500 code points), with word starts at its end.
+  `${'x'.repeat(488)} tail end it`
 ]
 
 /** The keys the rule gives a title: its search form from each place after a character outside a-z and 0-9, 8 characters. */
@@ -88,7 +90,7 @@ async function scratch(engine: Engine) {
 /** Undoes migration 0015 (as a database of the release before it), keeping the books. */
 const UNDO: Record<Engine, string> = {
   sqlite: `DROP TRIGGER books_title_word_starts_insert; DROP TRIGGER books_title_word_starts_update; DROP TRIGGER books_title_word_starts_delete;
-    DROP TABLE title_word_starts; DROP TABLE online_backfills;
+    DROP TABLE title_word_starts; DROP TABLE online_backfills; DROP TABLE title_positions;
     DELETE FROM kysely_migration WHERE name = '0015_title_word_starts'; DELETE FROM schema_compatibility WHERE migration = '0015_title_word_starts'`,
   postgres: `DROP TABLE title_word_starts; DROP TABLE online_backfills;
     DROP FUNCTION books_title_word_starts_insert() CASCADE; DROP FUNCTION books_title_word_starts_update() CASCADE;
