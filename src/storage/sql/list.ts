@@ -396,7 +396,7 @@ export async function titleRangeStatement(engine: Engine, query: BookQuery, sear
  * few more), found from `title_word_starts` (migration 0015: a key per place a title word may
  * start, of {@link WORD_START_KEY_LENGTH} characters; a term's books are those of the keys
  * starting with its first that many), at most `size`: with `count`, only how many keys (the
- * index alone; at least as many as books); without, the books that also match `query`'s other
+ * index alone, at most `size` per term; at least as many as books); without, the books that also match `query`'s other
  * filters and the rank's conditions, in any order.
  *
  * @returns undefined when a term has no key range (it ends with U+10FFFF).
@@ -414,8 +414,25 @@ export async function titleWordStartStatement(engine: Engine, query: BookQuery, 
     .select('book_id')
     .where((eb) => eb.or(ranges.map((range) => eb.and([eb('key', '>=', range!.key), eb('key', '<', range!.past)]))))
   if (count) {
+    // Each term's range read in key order and cut at `size` on its own: one range of a broad term
+    // in one statement would be read whole by PostgreSQL's bitmap scan (a million keys for `volume`).
+    const ranged = ranges.map((range, index) =>
+      builders[engine]
+        .selectFrom(
+          builders[engine]
+            .selectFrom('title_word_starts')
+            .select('book_id')
+            .where('key', '>=', range!.key)
+            .where('key', '<', range!.past)
+            .orderBy('key')
+            .orderBy('book_id')
+            .limit(size)
+            .as(`range${index}`)
+        )
+        .select('book_id')
+    )
     const { sql: text, parameters } = builders[engine]
-      .selectFrom(starts.limit(size).as('starts'))
+      .selectFrom(ranged.reduce((all, next) => all.unionAll(next)).as('starts'))
       .select((eb) => eb.fn.countAll<number>().as('total'))
       .compile()
     return { sql: text, parameters }
