@@ -32,8 +32,8 @@ export function titleWordStarts(engine: Engine, sql: SqlTag): MarkedMigration {
   return {
     // Older releases may run on it: the triggers keep the new table on their writes too, and they never name it.
     olderReleasesMayRun: true,
-    // SQLite: the table, its triggers and the keys of every book, in one transaction (about ten
-    // seconds per million books; writes wait meanwhile). PostgreSQL: the table and its triggers
+    // SQLite: the table, its triggers and the keys of every book, in one transaction (about 20
+    // s per million books; writes wait meanwhile). PostgreSQL: the table and its triggers
     // here (a moment's lock on books); the keys of the books already there in the online part.
     async up(db: Kysely<unknown>) {
       await atomically(db, engine, sql, async () => {
