@@ -11,7 +11,7 @@
  *   `title=` filter, measured one request at a time (p50, p95);
  * - POST and PUT throughput (autocannon) with the index, then without it (SQLite: its triggers
  *   dropped; PostgreSQL: its two indexes dropped), in the same run;
- * - under load ({@link underLoad}): LOAD_SEARCHERS connections repeating the costliest search
+ * - under load ({@link underLoad}): LOAD_SEARCHERS connections (wrk) repeating the broadest search
  *   (`q=e`) for SEARCH_LOAD_SECONDS (default 15), while bench/normal-client.ts (`GET /book/1`, a
  *   new connection each time) and 4 writers (`POST /book`) run: the normal client's answers and p99, the
  *   writers' throughput against the same writers alone, the service's peak RSS;
@@ -22,6 +22,7 @@
  * this checkout's, on the same seeded databases: e.g. bench:compare's build of an earlier commit
  * under `~/.cache/book-service/bench-compare/<sha>`, for a before-and-after in one session).
  */
+import { spawn } from 'node:child_process'
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs'
 import { cpus, homedir, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -104,24 +105,15 @@ async function writeUntil(url: string, until: number): Promise<number> {
 
 /**
  * docs/benchmarks.md "Search", under load: {@link LOAD_SEARCHERS} connections repeat `q=e&limit=20`
- * (a one-character term no title word starts with: every window of a rank walked) for
+ * (a one-character term in every book, which no title word starts with; {@link searchLoad}) for
  * {@link LOAD_SECONDS}, beside the normal client of bench/normal-client.ts (a process of its own)
  * and 4 writers; then the 4 writers alone for as long.
  */
 async function underLoad(service: Target): Promise<LoadReport> {
   const rss = sampleResident(service.child.pid!)
   const until = performance.now() + LOAD_SECONDS * 1000
-  const searches = { answered: 0, refused: 0 }
-  const searcher = async () => {
-    while (performance.now() < until) {
-      const response = await fetch(`${service.url}/books?q=e&limit=20`, { headers })
-      await response.arrayBuffer()
-      if (response.status === 200) searches.answered++
-      else searches.refused++
-    }
-  }
   const normal = startNormalClient(service.port, token)
-  const [writes] = await Promise.all([writeUntil(service.url, until), ...Array.from({ length: LOAD_SEARCHERS }, searcher)])
+  const [writes, searches] = await Promise.all([writeUntil(service.url, until), searchLoad(service.url)])
   const figures = await normal.stop()
   const peakRssMb = rss.stop() / 1024 / 1024
   const writesAlone = await writeUntil(service.url, performance.now() + LOAD_SECONDS * 1000)
@@ -132,6 +124,25 @@ async function underLoad(service: Target): Promise<LoadReport> {
     writesAlonePerSecond: writesAlone / LOAD_SECONDS,
     peakRssMb
   }
+}
+
+/**
+ * {@link LOAD_SEARCHERS} connections repeating `q=e&limit=20` for {@link LOAD_SECONDS}, from wrk
+ * (`/usr/bin/wrk`, `WRK` overrides): a process of its own written in C, so that the searches'
+ * client does not take the writers' share of the benchmark's event loop, nor much of the cores.
+ */
+async function searchLoad(url: string): Promise<{ answered: number; refused: number }> {
+  const output = await new Promise<string>((resolve, reject) => {
+    const args = ['-t1', `-c${LOAD_SEARCHERS}`, `-d${LOAD_SECONDS}s`, '-H', `authorization: Bearer ${token}`, `${url}/books?q=e&limit=20`]
+    const child = spawn(process.env.WRK ?? '/usr/bin/wrk', args, { stdio: ['ignore', 'pipe', 'inherit'] })
+    let text = ''
+    child.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()))
+    child.on('error', reject)
+    child.on('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`wrk exited ${code}: ${text}`))))
+  })
+  const requests = Number(/(\d+) requests in/.exec(output)?.[1] ?? NaN)
+  const refused = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(output)?.[1] ?? 0)
+  return { answered: requests - refused, refused }
 }
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!

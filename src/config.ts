@@ -116,10 +116,10 @@ export const settings = {
       'Most changes the change log keeps; the oldest beyond it are removed in the background, 1,000 at a time. 0 (the default): no limit by count, so CHANGE_LOG_MAX_AGE alone decides and a history always reaches back that far.'
   },
   HEAVY_READS: {
-    schema: Type.Integer({ minimum: 1, maximum: 1000, default: 4 }),
-    accepts: 'an integer from 1 to 1000',
+    schema: Type.Union([Type.Integer({ minimum: 1, maximum: 1000 }), Type.Literal('auto')], { default: 'auto' }),
+    accepts: 'an integer from 1 to 1000, or auto (half the cores available, shared among the WORKERS processes, at least 1 each)',
     description:
-      'How many heavy reads (GET /books with q or without limit, GET /book/{id}/history) each process runs at once; more wait their turn (HEAVY_READ_WAIT). Point reads and writes never wait for them. See docs/operations.md "Bounded reads".'
+      'How many heavy reads (GET /books with q or without limit, GET /book/{id}/history) each process runs at once; more wait their turn (HEAVY_READ_WAIT). Point reads and writes never wait for them, and auto leaves them at least half the cores. See docs/operations.md "Bounded reads".'
   },
   HEAVY_READ_WAIT: {
     schema: Type.Number({ minimum: 0, maximum: 60, default: 2 }),
@@ -414,6 +414,17 @@ function withFeedRoom(config: Config, explicit: boolean): Config {
  */
 export function workerCount(value: Config['WORKERS']): number {
   return value === 'auto' ? Math.min(availableParallelism(), MAX_WORKERS) : value
+}
+
+/**
+ * How many heavy reads one process runs at once (`HEAVY_READS`, docs/operations.md "Bounded
+ * reads"): the integer itself, or for `auto` half the cores this process may use
+ * (`os.availableParallelism()`), shared among the {@link workerCount} processes, at least 1. Heavy
+ * reads then keep at most about half the cores busy, and writes and point reads have the rest.
+ */
+export function heavyReadLimit(config: Pick<Config, 'HEAVY_READS' | 'WORKERS'>): number {
+  if (config.HEAVY_READS !== 'auto') return config.HEAVY_READS
+  return Math.max(1, Math.floor(availableParallelism() / 2 / workerCount(config.WORKERS)))
 }
 
 /**

@@ -1,10 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { Config } from '../../config.js'
+import { heavyReadLimit, type Config } from '../../config.js'
 import { HttpError } from '../errors/http-error.js'
 import { Messages } from '../messages.js'
 
 /** The settings of the fair share: how many heavy reads at once, and how long one waits for its turn. */
-export type HeavyReadSettings = Pick<Config, 'HEAVY_READS' | 'HEAVY_READ_WAIT'>
+export type HeavyReadSettings = Pick<Config, 'HEAVY_READS' | 'HEAVY_READ_WAIT' | 'WORKERS'>
 
 /** `Retry-After` of a heavy read turned away, in seconds: the others' turns are short. */
 export const HEAVY_READ_RETRY_AFTER_SECONDS = 1
@@ -12,7 +12,7 @@ export const HEAVY_READ_RETRY_AFTER_SECONDS = 1
 /**
  * The fair share of one process (docs/operations.md "Bounded reads"): a heavy read (a search, a
  * whole list or export, a history; the routes say which requests are) runs only while fewer than
- * `HEAVY_READS` others do. Beyond that it waits its turn, first come first served, for at most
+ * `HEAVY_READS` others do ({@link heavyReadLimit}). Beyond that it waits its turn, first come first served, for at most
  * `HEAVY_READ_WAIT` seconds, then answers 503 `Service unavailable` with `Retry-After: 1`. A
  * turn lasts until the answer is sent, a streamed one to its last byte, or its connection
  * closed. Point reads and writes never take a turn, so they never wait behind heavy reads.
@@ -24,7 +24,7 @@ export class HeavyReads {
   private readonly waitMs: number
 
   constructor(settings: HeavyReadSettings) {
-    this.limit = settings.HEAVY_READS
+    this.limit = heavyReadLimit(settings)
     this.waitMs = settings.HEAVY_READ_WAIT * 1000
   }
 
