@@ -23,7 +23,7 @@
  * under `~/.cache/book-service/bench-compare/<sha>`, for a before-and-after in one session).
  */
 import { spawn } from 'node:child_process'
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, homedir, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
@@ -85,38 +85,33 @@ interface LoadReport {
   peakRssMb: number
 }
 
-/** `POST /book` by 4 writers in turn on keep-alive connections until `until` (performance.now() ms): how many were stored. */
-async function writeUntil(url: string, until: number): Promise<number> {
-  let stored = 0
-  const writer = async (n: number) => {
-    for (let i = 0; performance.now() < until; i++) {
-      const response = await fetch(`${url}/book`, {
-        method: 'POST',
-        headers: { ...headers, 'content-type': 'application/json' },
-        body: JSON.stringify({ title: `Load write ${n}.${i}`, author: 'Writer', year: 2000 })
-      })
-      await response.arrayBuffer()
-      if (response.status === 201) stored++
-    }
-  }
-  await Promise.all([0, 1, 2, 3].map(writer))
-  return stored
+/**
+ * `POST /book` on 4 keep-alive connections, each one request at a time, for {@link LOAD_SECONDS},
+ * from wrk ({@link runWrk}): how many were stored (201).
+ */
+async function writeFor(url: string, directory: string): Promise<number> {
+  const script = join(directory, 'post-book.lua')
+  writeFileSync(
+    script,
+    `wrk.method = "POST"\nwrk.headers["content-type"] = "application/json"\nwrk.body = '{"title":"Load write","author":"Writer","year":2000}'\n`
+  )
+  const { answered } = await runWrk(['-c4', '-s', script, `${url}/book`])
+  return answered
 }
 
 /**
  * docs/benchmarks.md "Search", under load: {@link LOAD_SEARCHERS} connections repeat `q=e&limit=20`
  * (a one-character term in every book, which no title word starts with; {@link searchLoad}) for
  * {@link LOAD_SECONDS}, beside the normal client of bench/normal-client.ts (a process of its own)
- * and 4 writers; then the 4 writers alone for as long.
+ * and 4 writers ({@link writeFor}); then the 4 writers alone for as long.
  */
-async function underLoad(service: Target): Promise<LoadReport> {
+async function underLoad(service: Target, directory: string): Promise<LoadReport> {
   const rss = sampleResident(service.child.pid!)
-  const until = performance.now() + LOAD_SECONDS * 1000
   const normal = startNormalClient(service.port, token)
-  const [writes, searches] = await Promise.all([writeUntil(service.url, until), searchLoad(service.url)])
+  const [writes, searches] = await Promise.all([writeFor(service.url, directory), searchLoad(service.url)])
   const figures = await normal.stop()
   const peakRssMb = rss.stop() / 1024 / 1024
-  const writesAlone = await writeUntil(service.url, performance.now() + LOAD_SECONDS * 1000)
+  const writesAlone = await writeFor(service.url, directory)
   return {
     searches,
     normal: figures,
@@ -131,10 +126,15 @@ async function underLoad(service: Target): Promise<LoadReport> {
  * (`/usr/bin/wrk`, `WRK` overrides): a process of its own written in C, so that the searches'
  * client does not take the writers' share of the benchmark's event loop, nor much of the cores.
  */
-async function searchLoad(url: string): Promise<{ answered: number; refused: number }> {
+function searchLoad(url: string): Promise<{ answered: number; refused: number }> {
+  return runWrk([`-c${LOAD_SEARCHERS}`, `${url}/books?q=e&limit=20`])
+}
+
+/** wrk with `args` (connections, script, URL) for {@link LOAD_SECONDS} on one thread, with the bearer token: its 2xx and other answers. */
+async function runWrk(args: string[]): Promise<{ answered: number; refused: number }> {
   const output = await new Promise<string>((resolve, reject) => {
-    const args = ['-t1', `-c${LOAD_SEARCHERS}`, `-d${LOAD_SECONDS}s`, '-H', `authorization: Bearer ${token}`, `${url}/books?q=e&limit=20`]
-    const child = spawn(process.env.WRK ?? '/usr/bin/wrk', args, { stdio: ['ignore', 'pipe', 'inherit'] })
+    const all = ['-t1', `-d${LOAD_SECONDS}s`, '-H', `authorization: Bearer ${token}`, ...args]
+    const child = spawn(process.env.WRK ?? '/usr/bin/wrk', all, { stdio: ['ignore', 'pipe', 'inherit'] })
     let text = ''
     child.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()))
     child.on('error', reject)
@@ -243,7 +243,7 @@ async function benchEngine(engine: Engine): Promise<EngineReport | undefined> {
       latencies.push({ name: scenario.name, target: scenario.target, ...measured })
       console.log(`${engine}: ${scenario.name}: p50 ${measured.p50.toFixed(1)} ms, p95 ${measured.p95.toFixed(1)} ms`)
     }
-    const load = await underLoad(service)
+    const load = await underLoad(service, directory)
     console.log(`${engine}: under load ${JSON.stringify(load)}`)
     const withIndex = await writes(service.url)
     await service.stop()

@@ -129,7 +129,9 @@ const POSTGRES_TRIGGER_BODIES = {
  * ranges of {@link BACKFILL_BATCH} ids, each one short transaction (so writers wait at most for one
  * batch); where it has come is kept in `online_backfills`, so an interrupted backfill goes on at
  * the next start. Books written meanwhile get their keys from the triggers (`ON CONFLICT DO
- * NOTHING` where both write one).
+ * NOTHING` where both write one); a title changed while its batch reads it may keep its former
+ * keys beside its new ones until its next change (more keys than its places, never fewer: every
+ * book read is checked).
  */
 async function backfillPostgres(db: Kysely<unknown>, sql: SqlTag): Promise<void> {
   const { rows: progress } = await sql<{ through_id: string; done: boolean }>`
