@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, test } from 'node:test'
 import { availableParallelism } from 'node:os'
-import { ConfigError, loadConfig, replicaUrls, trustProxyOption, workerCount } from '../src/config.js'
+import { ConfigError, heavyReadLimit, loadConfig, replicaUrls, trustProxyOption, workerCount } from '../src/config.js'
 import { SERVER_ENTRY, removeDirectory, temporaryDirectory } from './support/server.js'
 import { processSkipReason } from './support/scope.js'
 
@@ -100,6 +100,16 @@ describe('configuration', () => {
     assert.equal(workerCount(loadConfig({}, false).WORKERS), 1)
     assert.equal(workerCount(loadConfig({ WORKERS: '3' }, false).WORKERS), 3)
     assert.equal(workerCount(loadConfig({ WORKERS: 'auto' }, false).WORKERS), Math.min(availableParallelism(), 256))
+  })
+
+  test('HEAVY_READS: a number at once, or auto (the default) for half the cores shared among the workers, at least 1', () => {
+    const limit = (env: Record<string, string>) => heavyReadLimit(loadConfig(env, false))
+    assert.equal(limit({ HEAVY_READS: '3' }), 3)
+    assert.equal(limit({ HEAVY_READS: '3', WORKERS: '8' }), 3)
+    assert.equal(limit({}), Math.max(1, Math.floor(availableParallelism() / 2)))
+    assert.equal(limit({ HEAVY_READS: 'auto', WORKERS: '2' }), Math.max(1, Math.floor(availableParallelism() / 4)))
+    assert.equal(limit({ WORKERS: 'auto' }), 1)
+    assert.throws(() => loadConfig({ HEAVY_READS: '0' }, false), /HEAVY_READS must be an integer from 1 to 1000, or auto/)
   })
 
   test('the real server exits 1 with that one line and no stack trace', { skip: processSkipReason }, () => {
