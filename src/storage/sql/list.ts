@@ -59,12 +59,13 @@ function listQueryBuilders(): Promise<QueryBuilders> {
         }
       })
     /**
-     * SQLite's compiler, writing every bound value as `+?`. This SQLite has STAT4: a bare `?`
-     * compared with an indexed column, or a LIKE or GLOB pattern, marks the statement to be
-     * planned again at every binding (from the value's samples), 1-7 ms for a search's statement,
-     * whose search forms SQLite writes out at each mention; and with the values of a broad term
-     * it planned a range of `(title_search, id)` as a scan. `+?` is the same value, planned once
-     * (src/storage/sqlite/sqlite-search-reader.ts keeps it prepared).
+     * SQLite's compiler, writing every bound value as `+?`. This SQLite has STAT4: once `ANALYZE`
+     * has written `sqlite_stat4` (`SQLITE_CONTEXT_STATEMENTS`, sql/change-log-statements.ts), a
+     * bare `?` compared with an indexed column, or a LIKE or GLOB pattern, marks the statement to
+     * be planned again at every binding, from the value's samples: 1-7 ms for a search's
+     * statement, whose search forms SQLite writes out at each mention; and with the values of a
+     * broad term it planned a range of `(title_search, id)` as a scan. `+?` is the same value,
+     * planned once (src/storage/sqlite/sqlite-search-reader.ts keeps it prepared).
      */
     class SqliteListCompiler extends kysely.SqliteQueryCompiler {
       protected override getCurrentParameterPlaceholder(): string {
@@ -395,35 +396,33 @@ export async function titleRangeStatement(engine: Engine, query: BookQuery, sear
  * The books where a term of `search` may start a title word (the `titleWordStart` rank's and a
  * few more), found from `title_word_starts` (migration 0015: a key per place a title word may
  * start, of {@link WORD_START_KEY_LENGTH} characters; a term's books are those of the keys
- * starting with its first that many), at most `size`: with `count`, only how many keys (the
- * index alone, at most `size` per term; at least as many as books); without, the books that also match `query`'s other
- * filters and the rank's conditions, in any order.
+ * starting with its first that many), at most `size` keys per term: with `count`, only how many
+ * (the index alone; at least as many as books); without, the books that also match `query`'s
+ * other filters and the rank's conditions, at most `size`, in any order.
  *
  * @returns undefined when a term has no key range (it ends with U+10FFFF).
  */
 export async function titleWordStartStatement(engine: Engine, query: BookQuery, search: Search, size: number, count: boolean): Promise<BuiltQuery | undefined> {
-  const ranges = search.terms.map((term) => {
+  const ranges: Array<{ key: string; past: string }> = []
+  for (const term of search.terms) {
     const key = [...term.text].slice(0, WORD_START_KEY_LENGTH).join('')
     const past = pastPrefix(key)
-    return past === undefined ? undefined : { key, past }
-  })
-  if (ranges.some((range) => range === undefined)) return undefined
+    if (past === undefined) return undefined
+    ranges.push({ key, past })
+  }
   const { builders, sql } = await listQueryBuilders()
-  const starts = builders[engine]
-    .selectFrom('title_word_starts')
-    .select('book_id')
-    .where((eb) => eb.or(ranges.map((range) => eb.and([eb('key', '>=', range!.key), eb('key', '<', range!.past)]))))
-  if (count) {
-    // Each term's range read in key order and cut at `size` on its own: one range of a broad term
-    // in one statement would be read whole by PostgreSQL's bitmap scan (a million keys for `volume`).
-    const ranged = ranges.map((range, index) =>
-      builders[engine]
+  const db = builders[engine]
+  // Each term's range read in key order and cut at `size` on its own: the ranges of a broad term
+  // in one condition would be read whole by PostgreSQL's bitmap scan (a million keys for `volume`).
+  const keys = ranges
+    .map((range, index) =>
+      db
         .selectFrom(
-          builders[engine]
+          db
             .selectFrom('title_word_starts')
             .select('book_id')
-            .where('key', '>=', range!.key)
-            .where('key', '<', range!.past)
+            .where('key', '>=', range.key)
+            .where('key', '<', range.past)
             .orderBy('key')
             .orderBy('book_id')
             .limit(size)
@@ -431,20 +430,17 @@ export async function titleWordStartStatement(engine: Engine, query: BookQuery, 
         )
         .select('book_id')
     )
-    const { sql: text, parameters } = builders[engine]
-      .selectFrom(ranged.reduce((all, next) => all.unionAll(next)).as('starts'))
-      .select((eb) => eb.fn.countAll<number>().as('total'))
-      .compile()
-    return { sql: text, parameters }
-  }
-  const { sql: text, parameters } = builders[engine]
-    .selectFrom('books')
-    .select(['id', 'title', 'author', 'year'])
-    .where('id', 'in', starts)
-    .where((eb) => filters(eb, query, sql))
-    .where((eb) => tierConditions(engine, eb, sql, search, Rank.titleWordStart, () => undefined))
-    .limit(size)
-    .compile()
+    .reduce((all, next) => all.unionAll(next))
+  const statement = count
+    ? db.selectFrom(keys.as('starts')).select((eb) => eb.fn.countAll<number>().as('total'))
+    : db
+        .selectFrom('books')
+        .select(['id', 'title', 'author', 'year'])
+        .where('id', 'in', keys)
+        .where((eb) => filters(eb, query, sql))
+        .where((eb) => tierConditions(engine, eb, sql, search, Rank.titleWordStart, () => undefined))
+        .limit(size)
+  const { sql: text, parameters } = statement.compile()
   return { sql: text, parameters }
 }
 
