@@ -157,9 +157,11 @@ describe('forged tokens', () => {
   })
 
   test('a verified (cached) token is refused once its exp plus the leeway has passed', async () => {
-    const token = signToken({ exp: now() - 29 })
+    // exp 28 s past (whole seconds): valid for 1 to 2 s more under the 30 s leeway, so the first
+    // request is inside it even on a slow machine; after 3.1 s it is past for certain.
+    const token = signToken({ exp: now() - 28 })
     assert.equal((await app.inject({ url: '/books', headers: { authorization: token } })).statusCode, 200)
-    await new Promise((resolve) => setTimeout(resolve, 2100))
+    await new Promise((resolve) => setTimeout(resolve, 3100))
     const later = await app.inject({ url: '/books', headers: { authorization: token } })
     assert.equal(later.statusCode, 401, 'the verification cache outlived the token')
     assert.deepEqual(later.json(), { status: 401, message: 'Invalid token', data: null })
