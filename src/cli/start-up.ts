@@ -4,6 +4,7 @@ import { resolveCredentials } from '../auth/credentials.js'
 import { dataFolder } from '../storage/files.js'
 import { configOrExit, fail, openOrExit, reportRetry, stepOrExit } from './exit.js'
 import { openLogDestination } from './log-destination.js'
+import { releaseStartMemory } from './start-memory.js'
 
 /**
  * Starts the service (`npm start`, `book-service serve`) in one straight line of steps, each of
@@ -16,8 +17,8 @@ import { openLogDestination } from './log-destination.js'
  *    folder on the first start (auth/credentials.ts);
  * 4. storage: opened, migrations applied (storage/open.ts);
  * 5. app: built (app.ts), the first admin created while none exists;
- * 6. listen; then on SIGTERM/SIGINT it stops accepting, finishes in-flight requests, closes the
- *    storage and exits 0.
+ * 6. listen, and give back the memory the start no longer needs (start-memory.ts); then on
+ *    SIGTERM/SIGINT it stops accepting, finishes in-flight requests, closes the storage and exits 0.
  *
  * With `WORKERS` > 1 this process becomes the cluster primary after step 3 (cli/workers/primary.ts:
  * storage, first admin, then the workers), and each worker it forks runs this same start-up,
@@ -109,4 +110,5 @@ export async function serve(): Promise<void> {
     await app.close()
     fail(`cannot listen on ${config.HOST}:${config.PORT}: ${(error as Error).message}`)
   }
+  releaseStartMemory(app.log)
 }

@@ -136,6 +136,20 @@ describe('the real server process', () => {
     })
   }
 
+  test('half a second after it listens, the process gives back the memory of its start-up (RSS lower after than before) and serves on', async () => {
+    const server = await startServer({ dataDirectory: directory, env: { LOG_LEVEL: 'debug' } })
+    try {
+      const released = () => server.stdout().split('\n').find((line) => line.includes('"msg":"start-up memory released"'))
+      await eventually('the start-up memory line', async () => released() !== undefined)
+      const line = JSON.parse(released()!) as { rssBefore: number; rssAfter: number; milliseconds: number }
+      assert.ok(line.rssAfter < line.rssBefore, `RSS ${line.rssBefore} bytes before, ${line.rssAfter} after`)
+      assert.equal(typeof line.milliseconds, 'number')
+      assert.equal((await fetch(`${server.url}/healthz`)).status, 200)
+    } finally {
+      assert.equal(await server.stop('SIGTERM'), 0)
+    }
+  })
+
   test('AUTH_PASSWORD shorter than the password rule: one line without the value, exit 1, nothing written', () => {
     const directory = temporaryDirectory()
     try {
