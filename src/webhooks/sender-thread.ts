@@ -14,10 +14,10 @@
  *
  * Messages in: {@link SenderMessage}; out: {@link SenderReply}, one per run, once it ended.
  */
-import { setPriority } from 'node:os'
 import { parentPort } from 'node:worker_threads'
 import { endpointAgents, sendAttempt, type AttemptOutcome } from './sender.js'
 import { signatureHeader } from './signature.js'
+import { lowerThreadPriority } from '../thread-priority.js'
 
 /** The thread's nice value: at 10 it gets about a tenth of the CPU a request-serving thread gets when both want all of it. */
 const SENDER_NICE = 10
@@ -54,15 +54,7 @@ export interface SenderReply {
   readonly attempts: readonly SentAttempt[]
 }
 
-// Linux gives each thread its own nice value, and `setPriority` without a pid sets the calling
-// thread's there; elsewhere (macOS) it would lower the whole process, requests included.
-if (process.platform === 'linux') {
-  try {
-    setPriority(SENDER_NICE)
-  } catch {
-    // Not allowed here (some sandboxes): the deliveries then share the CPU evenly with requests.
-  }
-}
+lowerThreadPriority(SENDER_NICE)
 
 const agents = new Map<string, ReturnType<typeof endpointAgents>>()
 const running = new Map<number, { controller: AbortController; finishing: boolean }>()

@@ -8,10 +8,19 @@
  * when the statement failed. Statements are prepared once per SQL text (the most recent
  * {@link PREPARED_STATEMENTS}). Each statement is its own read transaction: it sees every commit
  * made before it started, by any connection (WAL).
+ *
+ * It runs at nice {@link READER_NICE} on Linux (thread-priority.ts): when searches and writes
+ * together want more CPU than the machine has, the main thread (point reads, every answer) and
+ * the writer thread (commits) run first, and a search's statements take what is left; on an idle
+ * machine a search runs as fast as before (docs/operations.md "Bounded reads").
  */
 import { parentPort, workerData } from 'node:worker_threads'
 import type Database from 'better-sqlite3'
 import { openConnection } from './sqlite-connection.js'
+import { lowerThreadPriority } from '../../thread-priority.js'
+
+/** The thread's nice value (thread-priority.ts): the webhook sender's, about a tenth of a request thread's CPU when both want all of it. */
+const READER_NICE = 10
 
 /** Most distinct statements kept prepared. */
 const PREPARED_STATEMENTS = 64
@@ -26,6 +35,7 @@ export interface ReaderRequest {
 /** The answer to one {@link ReaderRequest}: its rows, or why it failed. */
 export type ReaderAnswer = { id: number; rows: unknown[] } | { id: number; error: { message: string; code?: string } }
 
+lowerThreadPriority(READER_NICE)
 const db = openConnection((workerData as { path: string }).path, { fileMustExist: true })
 const prepared = new Map<string, Database.Statement>()
 
