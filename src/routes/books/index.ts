@@ -28,16 +28,18 @@ export interface BooksOptions {
 const BOOK_WRITE_ROUTES = new Set(['/book', '/book/:id', '/book/:id/restore'])
 
 /**
- * Whether a request is a heavy read: a book's history, or a `GET /books` that searches (`q`) or
- * has no `limit` (every matching book, the whole collection: an export). A page without `q`
- * costs one indexed page; a point read or a write is never heavy.
+ * Whether a request is a heavy read: a book's history, or a `GET /books` whose cost may grow with
+ * the collection: one that searches (`q`), has no `limit` (every matching book, the whole
+ * collection: an export), filters by `title` or `author` (a substring no index serves on SQLite,
+ * so a rare one reads every book to fill its page) or asks for `count=true` (it counts every
+ * matching book). Any other page costs one indexed page; a point read or a write is never heavy.
  */
 function isHeavyRead(request: FastifyRequest): boolean {
   if (request.method !== 'GET') return false
   if (request.routeOptions.url === '/book/:id/history') return true
   if (request.routeOptions.url !== '/books') return false
-  const query = request.query as { q?: string; limit?: string }
-  return query.q !== undefined || query.limit === undefined
+  const query = request.query as { q?: string; limit?: string; title?: string; author?: string; count?: string }
+  return query.q !== undefined || query.limit === undefined || query.title !== undefined || query.author !== undefined || query.count !== undefined
 }
 
 /**

@@ -37,6 +37,14 @@ const CHANGE_LOG_SQL = changeLogStatements('sqlite')
 /** Most books kept in the read cache of {@link SqliteDatabase.get}. */
 const CACHED_BOOKS = 10_000
 
+/**
+ * Whether a list page of `filter` may read every book: a `title` or `author` filter is a substring
+ * (`LIKE '%…%'`) that no index of SQLite serves, so a rare one reads the whole table to fill a page.
+ */
+function mayScan(filter: BookFilter): boolean {
+  return filter.title !== undefined || filter.author !== undefined
+}
+
 /** Longest wait for the readiness probe's write, in ms: past it the store is reported not ready. */
 const PROBE_TIMEOUT_MS = 2000
 
@@ -182,11 +190,10 @@ export class SqliteDatabase implements Database, BookStore {
         yield* await searchList(query, query.search, this.searchCandidates(query), this.searchOptions.boundMs)
         return
       }
-      const reader = this.searchReader
       yield* rankedSearch(query, query.search, {
         engine: 'sqlite',
         // A walk's statement scans a window of thousands of rows: on the reader thread, off the event loop.
-        run: async <Row>(statement: BuiltQuery) => (reader ? reader.run<Row>(statement) : (this.query(statement.sql).all(...statement.parameters) as Row[])),
+        run: <Row>(statement: BuiltQuery) => this.readMayScan<Row>(statement, true),
         readCandidates: this.searchCandidates(query),
         options: this.searchOptions,
         // Migration 0015 fills `title_word_starts` in its own transaction: there whenever the table is.
@@ -197,10 +204,7 @@ export class SqliteDatabase implements Database, BookStore {
     if (query) {
       // Each page read whole (`all()`): a statement iterated across event-loop turns would be
       // busy for the next request of the same shape (one prepared statement per shape).
-      const readPage = async (page: BookQuery) => {
-        const { sql, parameters } = await listStatement('sqlite', page)
-        return this.query(sql).all(...parameters) as Book[]
-      }
+      const readPage = async (page: BookQuery) => this.readMayScan<Book>(await listStatement('sqlite', page), mayScan(page))
       for await (const page of pagesOf(query, readPage)) yield* page
       return
     }
@@ -218,8 +222,19 @@ export class SqliteDatabase implements Database, BookStore {
   async count(filter: BookFilter): Promise<number> {
     this.assertSound()
     if (filter.search) return searchCount(filter, filter.search, this.searchCandidates(filter), this.searchOptions.boundMs)
-    const { sql, parameters } = await countStatement('sqlite', filter)
-    return (this.query(sql).get(...parameters) as { total: number }).total
+    const [row] = await this.readMayScan<{ total: number }>(await countStatement('sqlite', filter), true)
+    return row!.total
+  }
+
+  /**
+   * Runs a list, count or search statement and returns its rows: on the reader thread when it may
+   * read every book (`scans`: a search's walk, a count, a title or author substring), so the event
+   * loop goes on serving beside it (docs/operations.md "Bounded reads"); else, or on a database in
+   * memory, on the main connection.
+   */
+  private async readMayScan<Row>(statement: BuiltQuery, scans: boolean): Promise<Row[]> {
+    if (scans && this.searchReader) return this.searchReader.run<Row>(statement)
+    return this.query(statement.sql).all(...statement.parameters) as Row[]
   }
 
   async get(id: number): Promise<VersionedBook | undefined> {
