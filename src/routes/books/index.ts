@@ -39,7 +39,7 @@ function isHeavyRead(request: FastifyRequest): boolean {
   if (request.routeOptions.url === '/book/:id/history') return true
   if (request.routeOptions.url !== '/books') return false
   const query = request.query as { q?: string; limit?: string; title?: string; author?: string; count?: string }
-  return query.q !== undefined || query.limit === undefined || query.title !== undefined || query.author !== undefined || query.count !== undefined
+  return query.q !== undefined || query.limit === undefined || query.title !== undefined || query.author !== undefined || query.count === 'true'
 }
 
 /**
