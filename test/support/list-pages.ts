@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { authHeaders } from './app.js'
 import type { Book } from './books.js'
 
@@ -15,6 +15,32 @@ export async function list(app: FastifyInstance, url: string) {
   assert.equal(body.status, 200)
   assert.equal(body.message, 'Books retrieved successfully')
   return { books: body.data as Book[], link: response.headers.link as string | undefined, response }
+}
+
+/**
+ * Sends every one of `urls` (each a read that may be heavy) and `GET /book/1` at once, each to
+ * answer 200 and pass `check` when given: the order they finished in, `point read` for the point
+ * read and `heavy <i>` for `urls[i]`. The bounded-reads tests assert the point read comes first.
+ */
+export async function finishingOrder(
+  app: FastifyInstance,
+  urls: string[],
+  check: (url: string, response: LightMyRequestResponse) => void = () => {}
+): Promise<string[]> {
+  const order: string[] = []
+  const heavy = urls.map((url, index) =>
+    app.inject({ url, headers: auth }).then((response) => {
+      assert.equal(response.statusCode, 200, `${url}: ${response.body} ${String(response.headers['retry-after'])}`)
+      check(url, response)
+      order.push(`heavy ${index}`)
+    })
+  )
+  const point = app.inject({ url: '/book/1', headers: auth }).then((response) => {
+    assert.equal(response.statusCode, 200, response.body)
+    order.push('point read')
+  })
+  await Promise.all([...heavy, point])
+  return order
 }
 
 /** The next page's URL from a Link header: `</books?…>; rel="next"` (RFC 8288). */

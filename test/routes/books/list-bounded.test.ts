@@ -1,29 +1,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import type { FastifyInstance } from 'fastify'
 import { createBook } from '../../support/books.js'
-import { auth } from '../../support/list-pages.js'
+import { auth, finishingOrder } from '../../support/list-pages.js'
 import { describeEachEngine } from '../../support/suite.js'
-
-/**
- * Sends every one of `urls` and `GET /book/1` at once, each to answer 200: the order they
- * finished in, `point read` for the point read and `heavy <i>` for `urls[i]`.
- */
-async function finishingOrder(app: FastifyInstance, urls: string[]): Promise<string[]> {
-  const order: string[] = []
-  const heavy = urls.map((url, index) =>
-    app.inject({ url, headers: auth }).then((response) => {
-      assert.equal(response.statusCode, 200, `${url}: ${response.body}`)
-      order.push(`heavy ${index}`)
-    })
-  )
-  const point = app.inject({ url: '/book/1', headers: auth }).then((response) => {
-    assert.equal(response.statusCode, 200, response.body)
-    order.push('point read')
-  })
-  await Promise.all([...heavy, point])
-  return order
-}
 
 describeEachEngine(
   'GET /books with a title or author filter or count=true does not hold other requests back (docs/operations.md "Bounded reads")',

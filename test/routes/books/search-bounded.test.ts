@@ -2,32 +2,15 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
 import { createBook } from '../../support/books.js'
-import { auth } from '../../support/list-pages.js'
+import { auth, finishingOrder } from '../../support/list-pages.js'
 import { describeEachEngine } from '../../support/suite.js'
 
 /** Books enough that a search walking every rank by id takes hundreds of statements (windows of 4 ids). */
 const BOOKS = 200
 
-/**
- * Sends every one of `urls` and `GET /book/1` at once, each to answer 200 with no book of
- * `q=x` (no book holds an `x`): the order they finished in, `point read` for the point read and
- * `heavy <i>` for `urls[i]`.
- */
-async function finishingOrder(app: FastifyInstance, urls: string[]): Promise<string[]> {
-  const order: string[] = []
-  const heavy = urls.map((url, index) =>
-    app.inject({ url, headers: auth }).then((response) => {
-      assert.equal(response.statusCode, 200, `${url}: ${response.body} ${String(response.headers['retry-after'])}`)
-      assert.deepEqual(response.json().data, [], url)
-      order.push(`heavy ${index}`)
-    })
-  )
-  const point = app.inject({ url: '/book/1', headers: auth }).then((response) => {
-    assert.equal(response.statusCode, 200, response.body)
-    order.push('point read')
-  })
-  await Promise.all([...heavy, point])
-  return order
+/** {@link finishingOrder} of searches that each answer 200 with no book (no book of `q=x` holds an `x`). */
+function searchesFinishingOrder(app: FastifyInstance, urls: string[]): Promise<string[]> {
+  return finishingOrder(app, urls, (url, response) => assert.deepEqual(response.json().data, [], url))
 }
 
 describeEachEngine(
@@ -36,7 +19,7 @@ describeEachEngine(
     test('a point read answers while broad searches are in flight: it finishes before they do', async () => {
       for (let i = 1; i <= BOOKS; i++) await createBook(app(), { title: `The collected works, volume ${i}`, author: `Author number ${i % 7}`, year: 1900 })
       // A one-character term no book holds: no index serves it, so each search walks every rank by id to the end.
-      const order = await finishingOrder(app(), Array.from({ length: 4 }, () => '/books?q=x&limit=20'))
+      const order = await searchesFinishingOrder(app(), Array.from({ length: 4 }, () => '/books?q=x&limit=20'))
       assert.equal(order[0], 'point read', order.join(', '))
     })
   },
@@ -48,7 +31,7 @@ describeEachEngine('GET /books?q= with count=true or sort does not hold other re
   test('a point read answers while counts and sorted searches scan every book: it finishes before they do', async () => {
     // More books than a scan's page (1,000), so each scan reads several pages.
     for (let i = 1; i <= 2500; i++) await createBook(app(), { title: `Another volume ${i}`, author: 'Anon', year: 1900 })
-    const order = await finishingOrder(app(), ['/books?q=x&count=true&limit=1', '/books?q=x&sort=title&limit=1', '/books?q=x&count=true&limit=1', '/books?q=x&sort=title&limit=1'])
+    const order = await searchesFinishingOrder(app(), ['/books?q=x&count=true&limit=1', '/books?q=x&sort=title&limit=1', '/books?q=x&count=true&limit=1', '/books?q=x&sort=title&limit=1'])
     assert.equal(order[0], 'point read', order.join(', '))
   })
 })
