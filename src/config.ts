@@ -119,7 +119,7 @@ export const settings = {
     schema: Type.Union([Type.Integer({ minimum: 1, maximum: 1000 }), Type.Literal('auto')], { default: 'auto' }),
     accepts: 'an integer from 1 to 1000, or auto (half the cores available, shared among the WORKERS processes, at least 1 each)',
     description:
-      'How many heavy reads (GET /books with q, title, author or count=true or without limit, GET /book/{id}/history) each process runs at once; more wait their turn (HEAVY_READ_WAIT). Point reads and writes never wait for them, and auto leaves them at least half the cores. See docs/operations.md "Bounded reads".'
+      'How many heavy reads (GET /books with q, title or author or without limit, GET /book/{id}/history) each process runs at once; more wait their turn (HEAVY_READ_WAIT). Point reads and writes never wait for them, and auto leaves them at least half the cores. See docs/operations.md "Bounded reads".'
   },
   HEAVY_READ_WAIT: {
     schema: Type.Number({ minimum: 0, maximum: 60, default: 2 }),

@@ -3,6 +3,8 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { authHeaders, buildTestApp } from '../../support/app.js'
+import { createBook } from '../../support/books.js'
+import { finishingOrder } from '../../support/list-pages.js'
 import { removeDirectory, temporaryDirectory } from '../../support/server.js'
 import { SqliteDatabase } from '../../../src/storage/sqlite/sqlite-database.js'
 
@@ -38,6 +40,28 @@ test('a SQLite file runs its searches on a reader thread at nice 10, below the t
     assert.equal(lowered.length, 1, `threads started by the search and their nice values: ${JSON.stringify([...after].filter(([tid]) => !before.has(tid)))}`)
     assert.equal(after.get(process.pid), 0, 'the main thread keeps nice 0')
     assert.ok([...before.values()].every((nice) => nice === 0), `before the first search no thread is lowered: ${JSON.stringify([...before])}`)
+  } finally {
+    await app.close()
+    removeDirectory(directory)
+  }
+})
+
+test('a SQLite file reads substring filters and counts on the reader thread: a point read beside them finishes first, the answers unchanged', async () => {
+  const directory = temporaryDirectory()
+  // Every filtered read at once (none waits for a turn).
+  const app = await buildTestApp({ HEAVY_READS: 8 }, await SqliteDatabase.open(join(directory, 'books.db')))
+  try {
+    for (let i = 1; i <= 300; i++) await createBook(app, { title: `The collected works, volume ${i}`, author: `Author number ${i % 7}`, year: 1900 })
+    // `zz` is in no title nor author: each filtered page reads every book and finds none.
+    const urls = ['/books?title=zz&limit=20', '/books?author=zz&limit=20', '/books?limit=20&count=true', '/books?title=zz&year=1900&limit=5&count=true']
+    const order = await finishingOrder(app, urls)
+    assert.equal(order[0], 'point read', order.join(', '))
+    const counted = await app.inject({ url: '/books?author=number%203&limit=2&count=true', headers: auth })
+    assert.equal(counted.statusCode, 200, counted.body)
+    assert.equal(counted.headers['x-total-count'], '43')
+    assert.deepEqual(counted.json().data.map((book: { id: number }) => book.id), [3, 10])
+    const none = await app.inject({ url: '/books?title=zz&limit=20&count=true', headers: auth })
+    assert.deepEqual([none.statusCode, none.headers['x-total-count'], none.json().data], [200, '0', []])
   } finally {
     await app.close()
     removeDirectory(directory)
