@@ -16,7 +16,8 @@
  *   new connection each time) and 4 writers (`POST /book`) run: the normal client's answers and p99, the
  *   writers' throughput against the same writers alone, the service's peak RSS;
  * - the index's size, and the query plan of each search's candidate statement.
- * Prints a Markdown report. Environment: SEARCH_BOOKS (default 1000000), SEARCH_REQUESTS per
+ * Prints a Markdown report. Environment: SEARCH_LOAD_PATH (the read under load, default
+ * `/books?q=e&limit=20`), SEARCH_BOOKS (default 1000000), SEARCH_REQUESTS per
  * latency scenario (default 200, within SEARCH_SCENARIO_SECONDS, default 20), SEARCH_SECONDS per write scenario (default 5), SEARCH_ENGINES
  * (default `sqlite,postgres`), SEARCH_ENTRY (another build's `dist/start.js` to measure instead of
  * this checkout's, on the same seeded databases: e.g. bench:compare's build of an earlier commit
@@ -75,6 +76,11 @@ const scenarios: Scenario[] = [
 /** Connections repeating the costliest search at once in {@link underLoad}. */
 const LOAD_SEARCHERS = 20
 const LOAD_SECONDS = Number(process.env.SEARCH_LOAD_SECONDS ?? 15)
+/**
+ * The read those connections repeat: the broadest search by default; `SEARCH_LOAD_PATH` names
+ * another, e.g. `/books?title=zzqq&limit=20`, a substring filter that no book matches.
+ */
+const LOAD_PATH = process.env.SEARCH_LOAD_PATH ?? '/books?q=e&limit=20'
 
 /** What {@link underLoad} saw. */
 interface LoadReport {
@@ -100,8 +106,8 @@ async function writeFor(url: string, directory: string): Promise<number> {
 }
 
 /**
- * docs/benchmarks.md "Search", under load: {@link LOAD_SEARCHERS} connections repeat `q=e&limit=20`
- * (a one-character term in every book, which no title word starts with; {@link searchLoad}) for
+ * docs/benchmarks.md "Search", under load: {@link LOAD_SEARCHERS} connections repeat {@link LOAD_PATH}
+ * (`q=e&limit=20`: a one-character term in every book, which no title word starts with; {@link searchLoad}) for
  * {@link LOAD_SECONDS}, beside the normal client of bench/normal-client.ts (a process of its own)
  * and 4 writers ({@link writeFor}); then the 4 writers alone for as long.
  */
@@ -122,12 +128,12 @@ async function underLoad(service: Target, directory: string): Promise<LoadReport
 }
 
 /**
- * {@link LOAD_SEARCHERS} connections repeating `q=e&limit=20` for {@link LOAD_SECONDS}, from wrk
+ * {@link LOAD_SEARCHERS} connections repeating {@link LOAD_PATH} for {@link LOAD_SECONDS}, from wrk
  * (`/usr/bin/wrk`, `WRK` overrides): a process of its own written in C, so that the searches'
  * client does not take the writers' share of the benchmark's event loop, nor much of the cores.
  */
 function searchLoad(url: string): Promise<{ answered: number; refused: number }> {
-  return runWrk([`-c${LOAD_SEARCHERS}`, `${url}/books?q=e&limit=20`])
+  return runWrk([`-c${LOAD_SEARCHERS}`, `${url}${LOAD_PATH}`])
 }
 
 /** wrk with `args` (connections, script, URL) for {@link LOAD_SECONDS} on one thread, with the bearer token: its 2xx and other answers. */
@@ -402,7 +408,7 @@ for (const report of reports) {
   const share = load.normal.normalOk / load.normal.normalTotal
   const kept = load.writesPerSecond / load.writesAlonePerSecond
   lines.push(
-    `Under load (${LOAD_SEARCHERS} connections repeating \`q=e&limit=20\` for ${LOAD_SECONDS} s; searches answered ${load.searches.answered}, refused 503 ${load.searches.refused}):`,
+    `Under load (${LOAD_SEARCHERS} connections repeating \`${LOAD_PATH}\` for ${LOAD_SECONDS} s; answered ${load.searches.answered}, refused 503 ${load.searches.refused}):`,
     '',
     '| Under load | measured | target |',
     '|---|---:|---|',
