@@ -45,6 +45,13 @@ async function startApp(overrides: Partial<AppConfig>) {
   return { ...gated, app, url }
 }
 
+/** Stores `book` through `POST /book` of the app at `url` (asserting its 201); the stored book's id. */
+async function createBook(url: string, book: { title: string; author: string; year: number }): Promise<{ id: number }> {
+  const created = await fetch(`${url}/book`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(book) })
+  assert.equal(created.status, 201)
+  return ((await created.json()) as { data: { id: number } }).data
+}
+
 /** `fetch` with the test token; resolves with the status, the headers and the parsed body. */
 async function get(url: string, init: RequestInit = {}) {
   const response = await fetch(url, { ...init, headers: { ...auth, ...(init.headers as Record<string, string>) } })
@@ -83,10 +90,7 @@ describe('fair share of heavy reads (docs/operations.md "Bounded reads")', () =>
   test('with HEAVY_READS heavy reads in flight, a point read and a write answer before them; a further search waits its turn', async () => {
     const started = await startApp({ HEAVY_READS: 2, HEAVY_READ_WAIT: 60 })
     apps.push(started.app)
-    const created = await fetch(`${started.url}/book`, {
-      method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ title: 'Dune', author: 'Frank Herbert', year: 1965 })
-    })
-    const { data: book } = (await created.json()) as { data: { id: number } }
+    const book = await createBook(started.url, { title: 'Dune', author: 'Frank Herbert', year: 1965 })
 
     const heavy = await historiesInFlight(started, book.id, 2)
     const flags = heavy.map(settledFlag)
@@ -115,10 +119,7 @@ describe('fair share of heavy reads (docs/operations.md "Bounded reads")', () =>
   test('a heavy read that gets no turn within HEAVY_READ_WAIT answers 503 Service unavailable with Retry-After', async () => {
     const started = await startApp({ HEAVY_READS: 1, HEAVY_READ_WAIT: 0.05 })
     apps.push(started.app)
-    const created = await fetch(`${started.url}/book`, {
-      method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ title: 'Emma', author: 'Jane Austen', year: 1815 })
-    })
-    const { data: book } = (await created.json()) as { data: { id: number } }
+    const book = await createBook(started.url, { title: 'Emma', author: 'Jane Austen', year: 1815 })
     const heavy = await historiesInFlight(started, book.id, 1)
 
     const turnedAway = await get(`${started.url}/books`)
@@ -135,10 +136,7 @@ describe('fair share of heavy reads (docs/operations.md "Bounded reads")', () =>
   test('a page filtered by title or author takes a turn; an indexed page, with its count too, does not', async () => {
     const started = await startApp({ HEAVY_READS: 1, HEAVY_READ_WAIT: 0.05 })
     apps.push(started.app)
-    const created = await fetch(`${started.url}/book`, {
-      method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ title: 'Persuasion', author: 'Jane Austen', year: 1817 })
-    })
-    const { data: book } = (await created.json()) as { data: { id: number } }
+    const book = await createBook(started.url, { title: 'Persuasion', author: 'Jane Austen', year: 1817 })
     const heavy = await historiesInFlight(started, book.id, 1)
 
     for (const query of ['title=persuasion&limit=10', 'author=austen&limit=10', 'title=persuasion&limit=10&count=true', 'year=1817&author=jane&limit=10']) {
@@ -162,10 +160,7 @@ describe('fair share of heavy reads (docs/operations.md "Bounded reads")', () =>
   test('a client that leaves while waiting gives its place back', async () => {
     const started = await startApp({ HEAVY_READS: 1, HEAVY_READ_WAIT: 60 })
     apps.push(started.app)
-    const created = await fetch(`${started.url}/book`, {
-      method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ title: 'Ulysses', author: 'James Joyce', year: 1922 })
-    })
-    const { data: book } = (await created.json()) as { data: { id: number } }
+    const book = await createBook(started.url, { title: 'Ulysses', author: 'James Joyce', year: 1922 })
     const heavy = await historiesInFlight(started, book.id, 1)
     // A client that sends a search and closes its connection once the service has it.
     const arrived = once(started.app.server, 'request')
