@@ -24,6 +24,16 @@ export interface BookFilter {
   yearMax?: number
 }
 
+/**
+ * Whether `filter` has a `title` or `author` substring: a `LIKE '%…%'` that no SQLite index serves,
+ * so a rare one reads every book to fill a page. Such a list is a heavy read (routes/books/index.ts)
+ * and, on SQLite, runs on the reader thread (storage/sqlite/sqlite-database.ts); docs/operations.md
+ * "Bounded reads". Takes the parsed filter or the raw query string's values alike.
+ */
+export function hasSubstringFilter(filter: Pick<BookFilter, 'title' | 'author'>): boolean {
+  return filter.title !== undefined || filter.author !== undefined
+}
+
 /** The fields a list can be ordered by; `title` and `author` order by their folded form. */
 export type SortField = 'id' | 'title' | 'author' | 'year'
 

@@ -19,7 +19,7 @@ type Collect = (options: { type: 'major'; execution: 'sync'; flavor: 'last-resor
  * Why: loading and compiling the service, its schemas and its statements allocates far more than
  * stays live, and V8 grows its young generation to hold it. V8 shrinks its heap only during a
  * collection, and an idle process allocates nothing, so nothing would ever start one: the start's
- * peak stays resident (about 13 MB of a start's ~103 MB RSS on Node.js 24). The `last-resort`
+ * peak stays resident (13-18 MB of a start's RSS on Node.js 24). The `last-resort`
  * flavour is the collection V8 runs under memory pressure: it also shrinks the young generation
  * and releases emptied pages. It takes ~30 ms of the main thread once; requests arriving meanwhile
  * wait that long. Under load afterwards the young generation grows again as the load needs.

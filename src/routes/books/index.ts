@@ -5,6 +5,7 @@ import type { HeavyReads } from '../../http/pipeline/heavy-reads.js'
 import { SEND_DEADLINE_OPT_OUT } from '../../http/pipeline/send-deadline.js'
 import type { BookStore } from '../../storage/contracts/book-store.js'
 import { changeFeedHandler, type ChangeFeedRouteOptions } from './changes.js'
+import { hasSubstringFilter } from '../../book/query.js'
 import { bookHandlers } from './handlers.js'
 import { historyHandlers, historyRouteSchemas } from './history.js'
 import { bookRouteSchemas, createdBookLinks } from './schemas.js'
@@ -40,7 +41,7 @@ function isHeavyRead(request: FastifyRequest): boolean {
   if (request.routeOptions.url === '/book/:id/history') return true
   if (request.routeOptions.url !== '/books') return false
   const query = request.query as { q?: string; limit?: string; title?: string; author?: string }
-  return query.q !== undefined || query.limit === undefined || query.title !== undefined || query.author !== undefined
+  return query.q !== undefined || query.limit === undefined || hasSubstringFilter(query)
 }
 
 /**

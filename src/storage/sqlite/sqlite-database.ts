@@ -1,6 +1,6 @@
 import type Sqlite from 'better-sqlite3'
 import type { Book, BookInput, BookPatch } from '../../book/schema.js'
-import type { BookFilter, BookQuery } from '../../book/query.js'
+import { hasSubstringFilter, type BookFilter, type BookQuery } from '../../book/query.js'
 import type { AccountStore } from '../contracts/account-store.js'
 import type { ApiTokenStore } from '../contracts/api-token-store.js'
 import type { BookStore, BookWriteOutcome, VersionedBook } from '../contracts/book-store.js'
@@ -36,14 +36,6 @@ const CHANGE_LOG_SQL = changeLogStatements('sqlite')
 
 /** Most books kept in the read cache of {@link SqliteDatabase.get}. */
 const CACHED_BOOKS = 10_000
-
-/**
- * Whether a list page of `filter` may read every book: a `title` or `author` filter is a substring
- * (`LIKE '%…%'`) that no index of SQLite serves, so a rare one reads the whole table to fill a page.
- */
-function mayScan(filter: BookFilter): boolean {
-  return filter.title !== undefined || filter.author !== undefined
-}
 
 /** Longest wait for the readiness probe's write, in ms: past it the store is reported not ready. */
 const PROBE_TIMEOUT_MS = 2000
@@ -204,7 +196,7 @@ export class SqliteDatabase implements Database, BookStore {
     if (query) {
       // Each page read whole (`all()`): a statement iterated across event-loop turns would be
       // busy for the next request of the same shape (one prepared statement per shape).
-      const readPage = async (page: BookQuery) => this.readMayScan<Book>(await listStatement('sqlite', page), mayScan(page))
+      const readPage = async (page: BookQuery) => this.readMayScan<Book>(await listStatement('sqlite', page), hasSubstringFilter(page))
       for await (const page of pagesOf(query, readPage)) yield* page
       return
     }
