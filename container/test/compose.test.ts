@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { BASE_IMAGE, IMAGE, ROOT, answers, healthCheckPasses, podman, podmanQuietly, run, waitFor } from './podman.js'
+import { BASE_IMAGE, IMAGE, ROOT, answers, healthCheckPasses, logs, podman, podmanQuietly, run, waitFor } from './podman.js'
 import { freePort } from '../../test/support/server.js'
 
 /**
@@ -46,6 +46,13 @@ function getInside(container: string, path: string, token: string): { status: nu
   return JSON.parse(podman(['exec', container, 'node', '-e', script])) as { status: number; body: unknown }
 }
 
+/** The last lines each service of the project logged (the balancer's health-check transitions and requests among them), for a failure's message. */
+function stateOfServices(): string {
+  return [`${PROJECT}_balancer_1`, ...INSTANCES, `${PROJECT}_postgres_1`]
+    .map((container) => `--- ${container}\n${logs(container).split('\n').slice(-40).join('\n')}`)
+    .join('\n')
+}
+
 describe('compose.yaml: two instances on PostgreSQL behind HAProxy', () => {
   let balancer = ''
   let token = ''
@@ -75,8 +82,9 @@ describe('compose.yaml: two instances on PostgreSQL behind HAProxy', () => {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ username: 'admin', password: AUTH_PASSWORD })
     })
-    assert.equal(response.status, 200)
-    token = ((await response.json()) as { data: { token: string } }).data.token
+    const body = await response.text()
+    assert.equal(response.status, 200, `POST /login through the balancer answered ${response.status}: ${body}\n${stateOfServices()}`)
+    token = (JSON.parse(body) as { data: { token: string } }).data.token
   }, { timeout: 900_000 })
 
   after(() => {
