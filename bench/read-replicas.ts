@@ -12,6 +12,7 @@
  * - the replica's lag: the primary's WAL position sampled every 10 ms, and how long until the
  *   replica had replayed it (sampled every 2 ms); median and p99;
  * - requests/s and p99 of the load.
+ * `BENCH_ENTRY` names another build's `dist/start.js` to measure instead of this checkout's.
  * Needs wrk and PostgreSQL's server binaries (initdb, pg_basebackup).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -100,7 +101,7 @@ request = function()
 end
 ${WRK_RESULT_LUA}`
 )
-const service = await startService({ directory, databaseUrl: pair.primary.url, secret: SECRET, name: 'replicas', env: { LOG_LEVEL: 'warn', DATABASE_REPLICA_URLS: pair.standbyUrl } })
+const service = await startService({ directory, databaseUrl: pair.primary.url, secret: SECRET, name: 'replicas', entry: process.env.BENCH_ENTRY, env: { LOG_LEVEL: 'warn', DATABASE_REPLICA_URLS: pair.standbyUrl } })
 const primary = new pg.Client({ connectionString: pair.primary.url })
 const replica = new pg.Client({ connectionString: pair.standbyUrl })
 try {

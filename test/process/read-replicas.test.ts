@@ -59,7 +59,7 @@ async function titles(server: RunningServer, headers: Record<string, string>): P
 }
 
 test(
-  '[postgres] read replicas: a write\'s Commit-Position sent back reads it at once through another instance while the replica lags; another account without it reads the replica; the writer reads its writes through the instance it wrote on; a stopped replica falls back to the primary',
+  '[postgres] read replicas: a write\'s Commit-Position sent back reads it at once through another instance while the replica lags; another account without it reads the replica; the writer reads its writes without it through either instance; a stopped replica falls back to the primary',
   { skip: clusterSkipReason },
   async () => {
     const pair = await startReplicatedPair({ synchronous: false, standbySettings: [`recovery_min_apply_delay=${REPLICA_DELAY_S}s`] })
@@ -86,8 +86,17 @@ test(
       // Without it, another account reads the replica, seconds behind: reads do go to the replica.
       assert.equal(await status(b, `/book/${fresh.id}`, reader), 404)
       assert.ok(!(await titles(b, reader)).includes('fresh'), 'the replica\'s list is behind')
-      // The writer, without the header, through the instance it wrote on: its write.
+      // The writer, without the header, through the instance it wrote on and through the other one
+      // (every instance hears each write's announcement before the read): its write.
       assert.equal(await status(a, `/book/${fresh.id}`, writer), 200)
+      assert.equal(await status(b, `/book/${fresh.id}`, writer), 200)
+      assert.ok((await titles(b, writer)).includes('fresh'), 'the writer\'s list through B has it')
+      // Each write, then at once a read of it by its writer through the other instance, without the header.
+      for (let n = 0; n < 10; n++) {
+        const [on, other] = n % 2 === 0 ? [a, b] : [b, a]
+        const written = await create(on, writer, `sticky ${n}`)
+        assert.equal(await status(other, `/book/${written.id}`, writer), 200, `write ${n} read back through the other instance`)
+      }
       // A position that is not one reads from the primary.
       assert.equal(await status(b, `/book/${fresh.id}`, { ...reader, 'commit-position': 'not a position' }), 200)
 

@@ -67,7 +67,7 @@ export function bookHandlers(books: BookStore, routing: ReadRouting) {
      */
     async listBooks(request: ListBooksRequest, reply: FastifyReply) {
       const listing = parseListParameters(request.query)
-      const reads = routing.readsFor(request)
+      const reads = await routing.readsFor(request)
       if (listing?.limit !== undefined) {
         const page = await readListPage(reads, listing)
         if (page.next !== undefined) reply.header('link', `<${page.next}>; rel="next"`)
@@ -83,7 +83,7 @@ export function bookHandlers(books: BookStore, routing: ReadRouting) {
     /** GET /book/{id}: 404, 304 when `If-None-Match` names the current `ETag`, else 200 with the book. */
     async getBook(request: GetBookRequest, reply: FastifyReply) {
       const id = parseBookId(request.params.id)
-      const book = id === undefined ? undefined : await routing.readsFor(request).get(id)
+      const book = id === undefined ? undefined : await (await routing.readsFor(request)).get(id)
       if (!book) throw bookNotFound()
       const etag = bookETag(book)
       reply.header('etag', etag)

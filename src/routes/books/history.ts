@@ -181,7 +181,7 @@ export function historyHandlers(books: BookStore, routing: ReadRouting) {
       }
       const id = parseBookId(request.params.id)
       if (id === undefined) throw bookNotFound()
-      const reads = routing.readsFor(request)
+      const reads = await routing.readsFor(request)
       if (size !== undefined) {
         const page = await reads.history(id, before, size)
         if (!page) throw bookNotFound()

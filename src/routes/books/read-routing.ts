@@ -34,16 +34,6 @@ export const commitPositionProperty = Type.Optional(
 export const CommitPositionHeaders = Type.Object({ [COMMIT_POSITION_HEADER]: commitPositionProperty }, { additionalProperties: true })
 
 /**
- * How long an account that wrote through this process has its reads here served at or past its
- * last write's position, in ms (bounded stickiness: reads that do not send the header back). Each
- * process keeps its own (with `WORKERS`, each worker): across them only the header carries it.
- */
-export const STICKY_MS = 60_000
-
-/** Most accounts whose last write a process remembers for {@link STICKY_MS}; the oldest go first. */
-export const MAX_STICKY_ACCOUNTS = 10_000
-
-/**
  * Picks where each book read goes (docs/several-instances.md "Read replicas"), and gives each
  * book write's answer its {@link COMMIT_POSITION_HEADER}. Without replicas every read goes to
  * `books` and writes carry no position.
@@ -51,11 +41,11 @@ export const MAX_STICKY_ACCOUNTS = 10_000
 export interface ReadRouting {
   /**
    * Where `request`'s reads go: at or past the later of its `Commit-Position` header and its
-   * account's last write through this process (within {@link STICKY_MS}). A header that is not a
-   * position is taken to ask for everything: the primary.
+   * account's last write through any instance in the last minute. A header that is not a position
+   * is taken to ask for everything: the primary. Without replicas, the store itself, at once.
    */
-  readsFor(request: FastifyRequest): BookReads
-  /** After a book write answered 2xx: sets the answer's {@link COMMIT_POSITION_HEADER} and remembers the account's position; nothing without replicas. */
+  readsFor(request: FastifyRequest): BookReads | Promise<BookReads>
+  /** After a book write answered 2xx: sets the answer's {@link COMMIT_POSITION_HEADER} and announces the account's write; nothing without replicas. */
   afterWrite(request: FastifyRequest, reply: FastifyReply): Promise<void>
 }
 
@@ -64,36 +54,20 @@ export function readRouting(books: BookStore, replicas: ReadReplicas | undefined
   if (replicas === undefined) {
     return { readsFor: () => books, afterWrite: async () => {} }
   }
-  /** Account (the change log's actor) → its last write's position and when (ms since the epoch), oldest first. */
-  const lastWrites = new Map<string, { position: bigint; at: number }>()
   return {
     readsFor(request) {
-      let position: bigint | undefined
       const header = request.headers[COMMIT_POSITION_HEADER]
-      if (header !== undefined) position = parsePosition(String(header)) ?? 2n ** 64n
-      const actor = changeContextOf(request).actor
-      const last = actor === null ? undefined : lastWrites.get(actor)
-      if (last !== undefined) {
-        if (Date.now() - last.at > STICKY_MS) lastWrites.delete(actor!)
-        else if (position === undefined || last.position > position) position = last.position
-      }
-      return replicas.readsAfter(position)
+      const position = header === undefined ? undefined : (parsePosition(String(header)) ?? 2n ** 64n)
+      return replicas.readsFor(changeContextOf(request).actor, position)
     },
     async afterWrite(request, reply) {
-      let position: bigint
       try {
-        position = await replicas.commitPosition()
+        reply.header(COMMIT_POSITION_HEADER, formatPosition(await replicas.commitPosition(changeContextOf(request).actor)))
       } catch (error) {
-        // The write committed: its answer stands, without the header (reads then go by the account's stickiness only).
+        // The write committed: its answer stands, without the header (and unannounced: the account's
+        // reads through other instances may then come from a replica behind it).
         onPositionError(error)
-        return
       }
-      reply.header(COMMIT_POSITION_HEADER, formatPosition(position))
-      const actor = changeContextOf(request).actor
-      if (actor === null) return
-      lastWrites.delete(actor)
-      lastWrites.set(actor, { position, at: Date.now() })
-      if (lastWrites.size > MAX_STICKY_ACCOUNTS) lastWrites.delete(lastWrites.keys().next().value!)
     }
   }
 }

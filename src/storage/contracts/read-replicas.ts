@@ -18,11 +18,14 @@ export interface ReadReplicas {
    */
   readonly counters: { readonly primary: number; readonly replica: number; readonly fallbacks: number }
   /**
-   * The reads to use for a read that must see every write committed at or before `position`
-   * (undefined: none in particular): a replica known to have replayed that far, else the primary.
-   * A replica's failure (unreachable, a recovery conflict) is retried on the primary.
+   * The reads for a read by `actor` (the change log's actor: a token's `sub`; null for none) that
+   * must see every write committed at or before `position` (its `Commit-Position`; undefined: none
+   * in particular) and every write `actor` made through any instance in the last minute: a replica
+   * known to have replayed that far, else the primary. It first hears every write announced before
+   * the call (one statement on the listening connection, shared by the reads of one event-loop
+   * turn). A replica's failure (unreachable, a recovery conflict) is retried on the primary.
    */
-  readsAfter(position: bigint | undefined): BookReads
+  readsFor(actor: string | null, position: bigint | undefined): Promise<BookReads>
   /**
    * The change log's changes after `after`, at most `limit`, as `ChangeLog.changesAfter`: from a
    * replica known to hold at least one of them, else from the primary (the change feed's catch-up:
@@ -31,12 +34,13 @@ export interface ReadReplicas {
    */
   changesAfter(after: number, limit: number): Promise<BookChange[]>
   /**
-   * A position at or past the commit of every write that completed before the call: the
-   * primary's current WAL insert position, asked once for all the callers of one event-loop turn.
+   * A position at or past the commit of every write that completed before the call, announced
+   * with `actor` (the writer; null for none) to every instance: the primary's current WAL insert
+   * position, asked once for all the callers of one event-loop turn.
    *
    * @throws the primary's error (unreachable).
    */
-  commitPosition(): Promise<bigint>
+  commitPosition(actor: string | null): Promise<bigint>
 }
 
 /** The text form of a position, as PostgreSQL prints an LSN (`16/B374D848`). */

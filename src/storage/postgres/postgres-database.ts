@@ -104,6 +104,7 @@ export class PostgresDatabase implements Database, BookStore {
     this.changes = new PostgresChangeLog(sessionUrl, this.query)
     this.readReplicas = options.replicaUrls?.length
       ? new PostgresReplicas(options.replicaUrls, this.reads, this.query, this.changes, {
+          sessionUrl,
           poolSize: options.poolSize,
           connectTimeoutMs: options.connectTimeoutMs,
           onConnectionError: options.onConnectionError,

@@ -8,6 +8,7 @@ import { bookChangeOf, changeLogStatements, type ChangeRow } from '../sql/change
 import { PostgresBookReads, type Query } from './postgres-book-reads.js'
 import { newPool, type PostgresOptions } from './postgres-connection.js'
 import { statementRunner } from './postgres-statements.js'
+import { ACTORS_PER_ANNOUNCEMENT, ANNOUNCE_WRITES, WriteAnnouncements, actorKey } from './postgres-write-announcements.js'
 
 /** The change log's read of changes after a number, on a replica (placeholders `$n`). */
 const CHANGES_AFTER = { name: 'replica-change-log-after', text: changeLogStatements('postgres').after }
@@ -46,6 +47,8 @@ interface Replica {
 
 /** Options of {@link PostgresReplicas}. */
 export interface ReplicaOptions extends Pick<PostgresOptions, 'poolSize' | 'connectTimeoutMs' | 'onConnectionError'> {
+  /** The primary's session URL (the direct one behind a pooler), where this instance listens to every instance's write announcements. */
+  sessionUrl: string
   /** Each read's bound on a replica, in ms (its `statement_timeout`), as on the primary. */
   statementTimeoutMs: number
   /** How long the client waits for an answer, in ms (the bound plus a grace). */
@@ -62,21 +65,17 @@ export interface ReplicaOptions extends Pick<PostgresOptions, 'poolSize' | 'conn
  * {@link REPLAY_POLL_MS}; a read that must see a position goes to a replica seen at or past it,
  * in turn, else to the primary. The position seen only grows while a replica streams from this
  * primary, so a replica seen past a position has replayed it: a read routed so is never stale.
+ * Every instance announces its accounts' writes and hears the others' ({@link WriteAnnouncements}),
+ * so an account that wrote through any instance reads at or past its write without sending the position.
  */
 export class PostgresReplicas implements ReadReplicas {
   readonly counters = { primary: 0, replica: 0, fallbacks: 0 }
   private readonly replicas: Replica[]
   private readonly timer: NodeJS.Timeout
   private turn = 0
-  /**
-   * The primary's position once this instance had opened it (migrated): no read goes to a replica
-   * before it has replayed that far, so a replica never serves from an older schema. Unknown
-   * (every read on the primary) until the primary has answered.
-   */
-  private floor: bigint | undefined
-  private readingFloor = false
-  /** The commit-position query the current event-loop turn's callers share, before it is sent. */
-  private nextPosition: Promise<bigint> | undefined
+  private readonly announcements: WriteAnnouncements
+  /** The announcement the current event-loop turn's writes share, before it is sent, with the writers' keys. */
+  private nextAnnouncement: { position: Promise<bigint>; actors: Set<string> } | undefined
 
   /**
    * @param urls the replicas' postgres:// URLs.
@@ -105,12 +104,28 @@ export class PostgresReplicas implements ReadReplicas {
         pollingSince: undefined
       }
     })
+    this.announcements = new WriteAnnouncements(options.sessionUrl)
+    this.announcements.start()
     this.timer = setInterval(() => this.poll(), REPLAY_POLL_MS).unref()
     this.poll()
   }
 
-  readsAfter(position: bigint | undefined): BookReads {
-    const floor = this.floor
+  async readsFor(actor: string | null, position: bigint | undefined): Promise<BookReads> {
+    if (actor !== null) {
+      await this.announcements.barrier()
+      const last = this.announcements.lastWriteOf(actorKey(actor))
+      if (last !== undefined && (position === undefined || last > position)) position = last
+    }
+    return this.readsAfter(position)
+  }
+
+  /**
+   * A replica seen at or past `position` and past the floor ({@link WriteAnnouncements.heardFrom}:
+   * every write not heard of committed before it, and the schema this instance migrated to), in
+   * turn, else the primary.
+   */
+  private readsAfter(position: bigint | undefined): BookReads {
+    const floor = this.announcements.heardFrom
     if (floor !== undefined) {
       const needed = position === undefined || position < floor ? floor : position
       const count = this.replicas.length
@@ -129,11 +144,12 @@ export class PostgresReplicas implements ReadReplicas {
   async changesAfter(after: number, limit: number): Promise<BookChange[]> {
     // Only a replica past the floor (the schema) that holds a change after `after`: its answer is
     // then never empty, so a catch-up never takes a lagging replica's silence for "caught up".
-    if (this.floor !== undefined) {
+    const floor = this.announcements.heardFrom
+    if (floor !== undefined) {
       const count = this.replicas.length
       for (let tried = 0; tried < count; tried++) {
         const replica = this.replicas[this.turn++ % count]!
-        if (replica.replayed === undefined || replica.replayed < this.floor || replica.lastSeq === undefined || replica.lastSeq <= after) continue
+        if (replica.replayed === undefined || replica.replayed < floor || replica.lastSeq === undefined || replica.lastSeq <= after) continue
         this.counters.replica++
         try {
           return await replica.changesAfter(after, limit)
@@ -148,15 +164,23 @@ export class PostgresReplicas implements ReadReplicas {
     return this.primaryChanges.changesAfter(after, limit)
   }
 
-  commitPosition(): Promise<bigint> {
-    // Shared only by callers that came before the query is sent: each of their writes had
+  commitPosition(actor: string | null): Promise<bigint> {
+    // Shared only by callers that came before the statement is sent: each of their writes had
     // committed by then, so the position read is past every one of them.
-    this.nextPosition ??= new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
-      this.nextPosition = undefined
-      const [row] = await this.primaryQuery<{ lsn: string }>({ text: 'SELECT pg_current_wal_insert_lsn()::text AS lsn' }, [])
-      return parsePosition(row!.lsn)!
-    })
-    return this.nextPosition
+    if (this.nextAnnouncement === undefined || this.nextAnnouncement.actors.size >= ACTORS_PER_ANNOUNCEMENT) {
+      const actors = new Set<string>()
+      const position = new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
+        if (this.nextAnnouncement?.actors === actors) this.nextAnnouncement = undefined
+        const [row] = await this.primaryQuery<{ lsn: string }>(ANNOUNCE_WRITES, [JSON.stringify([...actors])])
+        const at = parsePosition(row!.lsn)!
+        // This process's own writes count at once, without waiting for the notification to come back.
+        this.announcements.remember([...actors], at)
+        return at
+      })
+      this.nextAnnouncement = { position, actors }
+    }
+    if (actor !== null) this.nextAnnouncement.actors.add(actorKey(actor))
+    return this.nextAnnouncement.position
   }
 
   /** Counts a read a replica failed and the primary answered, and tells `onFallback`. */
@@ -165,27 +189,16 @@ export class PostgresReplicas implements ReadReplicas {
     this.options.onFallback?.(url, error)
   }
 
-  /** Stops the polling and closes the replicas' connections. */
+  /** Stops the polling and closes the replicas' and the announcements' connections. */
   async close(): Promise<void> {
     clearInterval(this.timer)
+    this.announcements.close()
     await Promise.all(this.replicas.map((replica) => replica.pool.end().catch(() => {})))
   }
 
-  /** Reads each replica's replayed position (and the primary's floor until known); one poll in flight per replica. */
+  /** Reads each replica's replayed position; one poll in flight per replica. */
   private poll(): void {
     const now = Date.now()
-    if (this.floor === undefined && !this.readingFloor) {
-      this.readingFloor = true
-      this.commitPosition().then(
-        (position) => {
-          this.floor ??= position
-          this.readingFloor = false
-        },
-        () => {
-          this.readingFloor = false
-        }
-      )
-    }
     for (const replica of this.replicas) {
       if (replica.pollingSince !== undefined) {
         if (now - replica.pollingSince > REPLAY_SILENT_MS) replica.replayed = undefined
