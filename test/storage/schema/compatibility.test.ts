@@ -84,7 +84,7 @@ for (const { engine, skip } of engines) {
       assert.deepEqual(marks.map((mark) => mark.migration), [...MIGRATION_NAMES])
       assert.deepEqual(
         Object.fromEntries(marks.map((mark) => [mark.migration, Number(mark.older_releases_may_run)])),
-        { ...Object.fromEntries(MIGRATION_NAMES.map((name) => [name, 0])), '0003_accounts': 1, '0004_book_change_log': 1, '0005_idempotency_keys': 1, '0006_login_attempts': 1, '0008_change_history': 1, '0009_search_index': 1, '0010_webhooks': 1, '0012_api_tokens': 1, '0013_ranked_search': 1, '0014_delivery_log_indexes': 1, '0015_title_word_starts': 1 }
+        { ...Object.fromEntries(MIGRATION_NAMES.map((name) => [name, 0])), '0003_accounts': 1, '0004_book_change_log': 1, '0005_idempotency_keys': 1, '0006_login_attempts': 1, '0008_change_history': 1, '0009_search_index': 1, '0010_webhooks': 1, '0012_api_tokens': 1, '0013_ranked_search': 1, '0014_delivery_log_indexes': 1, '0015_title_word_starts': 1, '0016_title_word_start_keys_rows': 1 }
       )
     })
 

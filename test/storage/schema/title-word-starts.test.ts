@@ -87,15 +87,15 @@ async function scratch(engine: Engine) {
   }
 }
 
-/** Undoes migration 0015 (as a database of the release before it), keeping the books. */
+/** Undoes migration 0015 and those after it (as a database of the release before it), keeping the books. */
 const UNDO: Record<Engine, string> = {
   sqlite: `DROP TRIGGER books_title_word_starts_insert; DROP TRIGGER books_title_word_starts_update; DROP TRIGGER books_title_word_starts_delete;
     DROP TABLE title_word_starts; DROP TABLE online_backfills; DROP TABLE title_positions;
-    DELETE FROM kysely_migration WHERE name = '0015_title_word_starts'; DELETE FROM schema_compatibility WHERE migration = '0015_title_word_starts'`,
+    DELETE FROM kysely_migration WHERE name >= '0015_title_word_starts'; DELETE FROM schema_compatibility WHERE migration >= '0015_title_word_starts'`,
   postgres: `DROP TABLE title_word_starts; DROP TABLE online_backfills;
     DROP FUNCTION books_title_word_starts_insert() CASCADE; DROP FUNCTION books_title_word_starts_update() CASCADE;
     DROP FUNCTION books_title_word_starts_delete() CASCADE; DROP FUNCTION title_word_start_keys(text);
-    DELETE FROM kysely_migration WHERE name = '0015_title_word_starts'; DELETE FROM schema_compatibility WHERE migration = '0015_title_word_starts'`
+    DELETE FROM kysely_migration WHERE name >= '0015_title_word_starts'; DELETE FROM schema_compatibility WHERE migration >= '0015_title_word_starts'`
 }
 
 const TABLE = 'SELECT book_id, key FROM title_word_starts'

@@ -13,6 +13,7 @@ import { apiTokens } from './0012_api_tokens.js'
 import { rankedSearch } from './0013_ranked_search.js'
 import { deliveryLogIndexes } from './0014_delivery_log_indexes.js'
 import { titleWordStarts } from './0015_title_word_starts.js'
+import { titleWordStartKeysRows } from './0016_title_word_start_keys_rows.js'
 import type { MigrationOf } from './migration.js'
 
 /**
@@ -35,5 +36,6 @@ export const MIGRATIONS: Readonly<Record<string, MigrationOf>> = {
   '0012_api_tokens': apiTokens,
   '0013_ranked_search': rankedSearch,
   '0014_delivery_log_indexes': deliveryLogIndexes,
-  '0015_title_word_starts': titleWordStarts
+  '0015_title_word_starts': titleWordStarts,
+  '0016_title_word_start_keys_rows': titleWordStartKeysRows
 }
