@@ -72,6 +72,9 @@ describe('the web page for everyone', { timeout: 240_000 }, () => {
     const edit = page.getByRole('dialog', { name: 'Edit book 1' })
     await edit.getByLabel('Author').fill('Changed here')
     await api('PUT', '/book/1', { author: 'Changed there' })
+    // The live feed's notice goes above the fields: wait for it, so the click on Save does not land
+    // while it moves the button.
+    await edit.getByText('Someone else changed this book while you were editing it.').waitFor()
     await edit.getByRole('button', { name: 'Save' }).click()
     await page.getByRole('dialog', { name: 'Someone else changed this book' }).waitFor()
     await check('conflict dialog')
