@@ -51,7 +51,7 @@ export const ANNOUNCE_WRITES = {
 
 /**
  * Which accounts wrote in the last {@link STICKY_MS}, through any instance, and at what position
- * (docs/several-instances.md "Read your writes"). Each instance announces its writes on
+ * (docs/several-instances.md "Read replicas"). Each instance announces its writes on
  * {@link WRITES_CHANNEL} before it answers them ({@link ANNOUNCE_WRITES}) and listens on a connection of
  * its own (the direct URL: a pooler in transaction mode cannot `LISTEN`).
  *

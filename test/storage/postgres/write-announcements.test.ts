@@ -11,7 +11,7 @@ import {
 import { eventually } from '../../support/client.js'
 import { createPostgresDatabase, postgresSkipReason } from '../../support/engines.js'
 
-// docs/several-instances.md "Read your writes": every instance announces its accounts' writes and
+// docs/several-instances.md "Read replicas": every instance announces its accounts' writes and
 // hears the others'; a read first takes a barrier on the listening connection, after which every
 // write announced before the read is known.
 
